@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "jobgraph",
+    products: [
+        .executable(name: "jobgraph", targets: ["jobgraph"]),
+        // A Swift program loads, checks and inspects pipelines through these modules.
+        .library(name: "JobGraph", targets: ["JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph", "Reporters"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .target(name: "JobGraphBasics"),
+        .target(name: "YAMLNodes", dependencies: ["JobGraphBasics", "CYAML"]),
+        .target(name: "PipelineModel", dependencies: ["JobGraphBasics", "YAMLNodes"]),
+        .target(name: "TaskGraph", dependencies: ["JobGraphBasics", "PipelineModel"]),
+        .target(name: "Reporters", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph"]),
+        .target(name: "JobGraphCLI", dependencies: [
+            "JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph", "Reporters",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "jobgraph", dependencies: ["JobGraphCLI"]),
+
+        .target(name: "JobGraphTestSupport", dependencies: ["JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph"], path: "Tests/JobGraphTestSupport"),
+        .testTarget(name: "JobGraphBasicsTests", dependencies: ["JobGraphBasics"]),
+        .testTarget(name: "YAMLNodesTests", dependencies: ["YAMLNodes", "JobGraphTestSupport"]),
+        .testTarget(name: "PipelineModelTests", dependencies: ["PipelineModel", "Reporters", "JobGraphTestSupport"]),
+        .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph", "JobGraphTestSupport"]),
+        .testTarget(name: "ReportersTests", dependencies: ["Reporters", "JobGraphTestSupport"]),
+        .testTarget(name: "JobGraphCLITests", dependencies: ["JobGraphCLI", "JobGraphTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,73 @@
+import JobGraphBasics
+
+/// A checked pipeline file: what it says, as plain values, with the locations of what it names.
+public struct Pipeline: Sendable {
+    /// The path as the user typed it.
+    public var file: String
+    public var version: Int
+    public var name: String?
+    /// `vars`, in file order; also exported to every shell task.
+    public var variables: [Variable]
+    /// `env`, in file order.
+    public var environment: [EnvironmentEntry]
+    public var queues: [QueueSpec]
+    /// The tasks in file order (a `foreach` task is one entry here; the graph expands it).
+    public var tasks: [TaskSpec]
+    public var onSuccess: Template?
+    public var onFailure: Template?
+
+    public init(
+        file: String, version: Int = 1, name: String? = nil, variables: [Variable] = [],
+        environment: [EnvironmentEntry] = [], queues: [QueueSpec] = [], tasks: [TaskSpec] = [],
+        onSuccess: Template? = nil, onFailure: Template? = nil
+    ) {
+        self.file = file
+        self.version = version
+        self.name = name
+        self.variables = variables
+        self.environment = environment
+        self.queues = queues
+        self.tasks = tasks
+        self.onSuccess = onSuccess
+        self.onFailure = onFailure
+    }
+
+    public func queue(named name: QueueName) -> QueueSpec? { queues.first { $0.name == name } }
+}
+
+/// One entry of `vars`.
+public struct Variable: Hashable, Sendable {
+    public var name: String
+    public var value: String
+    public var location: SourceLocation
+    public init(name: String, value: String, location: SourceLocation) {
+        self.name = name
+        self.value = value
+        self.location = location
+    }
+}
+
+/// One `NAME: value` of an `env` mapping; the value may use `{{ var }}`.
+public struct EnvironmentEntry: Hashable, Sendable {
+    public var name: String
+    public var value: Template
+    public init(name: String, value: Template) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A named operation queue under `queues:`.
+public struct QueueSpec: Hashable, Sendable {
+    public var name: QueueName
+    /// `nil`: the number of CPUs.
+    public var maxConcurrent: Int?
+    public var qos: QualityOfService?
+    public var location: SourceLocation
+    public init(name: QueueName, maxConcurrent: Int? = nil, qos: QualityOfService? = nil, location: SourceLocation) {
+        self.name = name
+        self.maxConcurrent = maxConcurrent
+        self.qos = qos
+        self.location = location
+    }
+}

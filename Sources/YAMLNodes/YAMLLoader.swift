@@ -1,0 +1,291 @@
+internal import CYAML
+import JobGraphBasics
+
+/// Turns YAML text into a tree of located nodes, on libyaml's event API.
+///
+/// This is the composer libyaml leaves to its callers: it resolves anchors and aliases (within a
+/// budget), merge keys (`<<`), and plain scalars by the YAML 1.2 core schema, and refuses
+/// duplicate keys, several documents and excessive nesting. It knows nothing about pipelines.
+public enum YAMLLoader {
+    /// Parses one YAML document.
+    ///
+    /// - Parameters:
+    ///   - bytes: the file's contents; UTF-8 (or UTF-16 with a byte-order mark, as libyaml reads).
+    ///   - file: the path as the user typed it, for locations.
+    ///   - diagnostics: receives every problem found, each with its location.
+    /// - Returns: the document's root node, or `nil` when the text is not usable YAML.
+    public static func load(
+        _ bytes: [UInt8], file: String, limits: YAMLLimits = .standard, diagnostics: inout Diagnostics
+    ) -> YAMLNode? {
+        let composer = Composer(file: file, limits: limits)
+        let root = bytes.withUnsafeBufferPointer { buffer in composer.compose(buffer) }
+        diagnostics.append(contentsOf: composer.diagnostics)
+        return composer.diagnostics.hasErrors ? nil : root
+    }
+
+    /// Parses YAML held in a string; for tests and tools.
+    public static func load(
+        _ text: String, file: String = "<string>", limits: YAMLLimits = .standard, diagnostics: inout Diagnostics
+    ) -> YAMLNode? {
+        load(Array(text.utf8), file: file, limits: limits, diagnostics: &diagnostics)
+    }
+}
+
+/// Owns one `yaml_parser_t` and frees it on every path out.
+private final class Composer {
+    private enum Frame {
+        case sequence(YAMLNode.Builder)
+        case mapping(YAMLNode.Builder)
+    }
+
+    let file: String
+    let limits: YAMLLimits
+    var diagnostics = Diagnostics()
+    private var parser = yaml_parser_t()
+    private var stack: [YAMLNode.Builder] = []
+    private var anchors: [String: (node: YAMLNode, size: Int)] = [:]
+    private var expandedNodes = 0
+    private var root: YAMLNode?
+    private var documentCount = 0
+
+    init(file: String, limits: YAMLLimits) {
+        self.file = file
+        self.limits = limits
+    }
+
+    func compose(_ buffer: UnsafeBufferPointer<UInt8>) -> YAMLNode? {
+        guard yaml_parser_initialize(&parser) == 1 else {
+            diagnostics.error("out of memory while starting the YAML parser", at: nil)
+            return nil
+        }
+        defer { yaml_parser_delete(&parser) }
+        // libyaml reads straight from `buffer`, which outlives this call.
+        yaml_parser_set_input_string(&parser, buffer.baseAddress ?? UnsafePointer(bitPattern: 1), buffer.count)
+
+        var event = yaml_event_t()
+        while true {
+            guard yaml_parser_parse(&parser, &event) == 1 else {
+                reportParserError(buffer)
+                return nil
+            }
+            let keepGoing = handle(&event)
+            yaml_event_delete(&event)
+            if !keepGoing { break }
+        }
+        if diagnostics.hasErrors { return nil }
+        guard let root, !(root.scalar?.value == .null && root.scalar?.isPlain == true) else {
+            diagnostics.error("the file is empty; expected a YAML document", at: location(line: 0, column: 0))
+            return nil
+        }
+        return root
+    }
+
+    /// Handles one event; returns `false` at the end of the stream or after a fatal problem.
+    private func handle(_ event: inout yaml_event_t) -> Bool {
+        let start = location(event.start_mark)
+        switch event.type {
+        case YAML_STREAM_END_EVENT:
+            return false
+        case YAML_DOCUMENT_START_EVENT:
+            documentCount += 1
+            if documentCount > 1 {
+                diagnostics.error("the file holds more than one YAML document; put everything in the first", at: start)
+                return false
+            }
+        case YAML_SCALAR_EVENT:
+            let scalar = event.data.scalar
+            let text = string(scalar.value, length: scalar.length)
+            let isPlain = scalar.style == YAML_PLAIN_SCALAR_STYLE
+            let tag = scalar.tag.map { String(cString: $0) }
+            guard let value = resolve(text, isPlain: isPlain, tag: tag, at: start) else { return true }
+            let node = YAMLNode(.scalar(YAMLScalar(text: text, value: value, isPlain: isPlain)), at: start)
+            return add(node, size: 1, anchor: scalar.anchor.map { String(cString: $0) })
+        case YAML_ALIAS_EVENT:
+            let name = event.data.alias.anchor.map { String(cString: $0) } ?? ""
+            guard let target = anchors[name] else {
+                diagnostics.error("alias '*\(name)' refers to no anchor '&\(name)' defined before it", at: start)
+                return true
+            }
+            expandedNodes += target.size
+            if expandedNodes > limits.aliasExpansionNodes {
+                diagnostics.error(
+                    "aliases expand to more than \(limits.aliasExpansionNodes) nodes; refusing to load (a 'billion laughs' file?)",
+                    at: start)
+                return false
+            }
+            return add(target.node, size: target.size, anchor: nil)
+        case YAML_SEQUENCE_START_EVENT:
+            return push(YAMLNode.Builder(isMapping: false, location: start, anchor: event.data.sequence_start.anchor, tag: event.data.sequence_start.tag))
+        case YAML_MAPPING_START_EVENT:
+            return push(YAMLNode.Builder(isMapping: true, location: start, anchor: event.data.mapping_start.anchor, tag: event.data.mapping_start.tag))
+        case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+            guard let builder = stack.popLast() else { return true }
+            if let tag = builder.tag, tag != (builder.isMapping ? "tag:yaml.org,2002:map" : "tag:yaml.org,2002:seq") {
+                diagnostics.error("unsupported YAML tag '\(tag)'", at: builder.location)
+            }
+            return add(builder.build(), size: builder.size, anchor: builder.anchor)
+        default:
+            break
+        }
+        return true
+    }
+
+    private func push(_ builder: YAMLNode.Builder) -> Bool {
+        if stack.count >= limits.depth {
+            diagnostics.error("nesting is deeper than \(limits.depth) levels", at: builder.location)
+            return false
+        }
+        stack.append(builder)
+        return true
+    }
+
+    /// Attaches a finished node to the collection being built, or makes it the document's root.
+    private func add(_ node: YAMLNode, size: Int, anchor: String?) -> Bool {
+        if let anchor {
+            anchors[anchor] = (node, size)
+        }
+        guard let top = stack.last else {
+            root = node
+            return true
+        }
+        top.add(node, size: size, diagnostics: &diagnostics)
+        return true
+    }
+
+    private func resolve(_ text: String, isPlain: Bool, tag: String?, at location: SourceLocation) -> YAMLScalarValue? {
+        switch tag {
+        case nil, "!":
+            return isPlain ? CoreSchema.resolve(plain: text) : .string(text)
+        case "tag:yaml.org,2002:str":
+            return .string(text)
+        case "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null":
+            let value = CoreSchema.resolve(plain: text)
+            let expected = tag!.dropFirst("tag:yaml.org,2002:".count)
+            let matches = switch value {
+            case .integer: expected == "int" || expected == "float"
+            case .float: expected == "float"
+            case .bool: expected == "bool"
+            case .null: expected == "null"
+            case .string: false
+            }
+            guard matches else {
+                diagnostics.error("'\(text)' is not a valid !!\(expected)", at: location)
+                return nil
+            }
+            if expected == "float", case .integer(let integer) = value { return .float(Double(integer)) }
+            return value
+        default:
+            diagnostics.error("unsupported YAML tag '\(tag!)'", at: location)
+            return nil
+        }
+    }
+
+    private func reportParserError(_ buffer: UnsafeBufferPointer<UInt8>) {
+        let problem = parser.problem.map { String(cString: $0) } ?? "unknown problem"
+        if parser.error == YAML_READER_ERROR {
+            // Reader errors carry a byte offset, not a mark.
+            let at = location(ofByte: Int(parser.problem_offset), in: buffer)
+            let what = problem.contains("UTF-8") || problem.contains("UTF-16")
+                ? "the file is not valid UTF-8 (\(problem))" : "cannot read the file: \(problem)"
+            diagnostics.error(what, at: at)
+            return
+        }
+        var message = "YAML syntax error: \(problem)"
+        if let context = parser.context.map({ String(cString: $0) }) {
+            let contextMark = parser.context_mark
+            message += " (\(context) that starts at line \(contextMark.line + 1), column \(contextMark.column + 1))"
+        }
+        diagnostics.error(message, at: location(parser.problem_mark))
+    }
+
+    private func location(_ mark: yaml_mark_t) -> SourceLocation {
+        location(line: Int(mark.line), column: Int(mark.column))
+    }
+
+    private func location(line: Int, column: Int) -> SourceLocation {
+        SourceLocation(file: file, line: line + 1, column: column + 1)
+    }
+
+    private func location(ofByte offset: Int, in buffer: UnsafeBufferPointer<UInt8>) -> SourceLocation {
+        var line = 1, column = 1
+        for byte in buffer.prefix(min(offset, buffer.count)) {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return SourceLocation(file: file, line: line, column: column)
+    }
+
+    private func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?, length: Int) -> String {
+        guard let pointer, length > 0 else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
+    }
+}
+
+extension YAMLNode {
+    /// Collects a list's items or a mapping's entries until its end event.
+    fileprivate final class Builder {
+        let isMapping: Bool
+        let location: SourceLocation
+        let anchor: String?
+        let tag: String?
+        private(set) var size = 1
+        private var items: [YAMLNode] = []
+        private var entries: [YAMLMappingEntry] = []
+        private var pendingKey: YAMLNode?
+        private var keyLocations: [String: SourceLocation] = [:]
+        private var merged: [YAMLNode] = []
+
+        init(isMapping: Bool, location: SourceLocation, anchor: UnsafeMutablePointer<yaml_char_t>?, tag: UnsafeMutablePointer<yaml_char_t>?) {
+            self.isMapping = isMapping
+            self.location = location
+            self.anchor = anchor.map { String(cString: $0) }
+            self.tag = tag.map { String(cString: $0) }
+        }
+
+        func add(_ node: YAMLNode, size: Int, diagnostics: inout Diagnostics) {
+            self.size += size
+            guard isMapping else {
+                items.append(node)
+                return
+            }
+            guard let key = pendingKey else {
+                pendingKey = node
+                return
+            }
+            pendingKey = nil
+            if let scalar = key.scalar {
+                if scalar.isPlain && scalar.text == "<<" {
+                    merged.append(node)
+                    return
+                }
+                if let first = keyLocations[scalar.text] {
+                    diagnostics.error(
+                        "duplicate key '\(scalar.text)' (first at line \(first.line), column \(first.column))", at: key.location)
+                    return
+                }
+                keyLocations[scalar.text] = key.location
+            }
+            entries.append(YAMLMappingEntry(key: key, value: node))
+        }
+
+        func build() -> YAMLNode {
+            guard isMapping else { return YAMLNode(.sequence(items), at: location) }
+            // Merge keys: entries written here win over merged ones, earlier merges over later.
+            for source in merged {
+                let mappings = source.sequence ?? [source]
+                for mapping in mappings {
+                    for entry in mapping.mapping ?? [] {
+                        guard let text = entry.keyText, keyLocations[text] == nil else { continue }
+                        keyLocations[text] = entry.key.location
+                        entries.append(entry)
+                    }
+                }
+            }
+            return YAMLNode(.mapping(entries), at: location)
+        }
+    }
+}

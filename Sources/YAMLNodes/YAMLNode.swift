@@ -1,0 +1,101 @@
+import JobGraphBasics
+
+/// A node of a YAML document, with the place it starts in the file.
+///
+/// Aliases are already resolved: an alias becomes a copy of its anchor's node, which keeps the
+/// anchor's locations (copies share storage, so this costs no memory per use).
+public struct YAMLNode: Sendable {
+    public enum Content: Sendable {
+        case scalar(YAMLScalar)
+        case sequence([YAMLNode])
+        case mapping([YAMLMappingEntry])
+    }
+
+    public var content: Content
+    /// Where the node starts: 1-based line and column.
+    public var location: SourceLocation
+
+    public init(_ content: Content, at location: SourceLocation) {
+        self.content = content
+        self.location = location
+    }
+
+    public var scalar: YAMLScalar? {
+        if case .scalar(let scalar) = content { return scalar }
+        return nil
+    }
+
+    public var sequence: [YAMLNode]? {
+        if case .sequence(let items) = content { return items }
+        return nil
+    }
+
+    public var mapping: [YAMLMappingEntry]? {
+        if case .mapping(let entries) = content { return entries }
+        return nil
+    }
+
+    /// The scalar's text when it resolved to a string (so `1`, `true` and `null` are not strings).
+    public var string: String? {
+        if case .scalar(let scalar) = content, case .string(let text) = scalar.value { return text }
+        return nil
+    }
+
+    /// What the node is, for messages such as "expected a list, found a mapping".
+    public var kindDescription: String {
+        switch content {
+        case .sequence: "a list"
+        case .mapping: "a mapping"
+        case .scalar(let scalar): scalar.value.kindDescription
+        }
+    }
+}
+
+/// One `key: value` pair of a mapping, in file order.
+public struct YAMLMappingEntry: Sendable {
+    public var key: YAMLNode
+    public var value: YAMLNode
+
+    public init(key: YAMLNode, value: YAMLNode) {
+        self.key = key
+        self.value = value
+    }
+
+    /// The key's text when it is a scalar (as written, whatever it resolved to).
+    public var keyText: String? { key.scalar?.text }
+}
+
+/// A scalar as written and as resolved by the YAML 1.2 core schema.
+public struct YAMLScalar: Sendable, Hashable {
+    /// The text as written, after YAML's unquoting and folding.
+    public var text: String
+    public var value: YAMLScalarValue
+    /// `true` for unquoted scalars; only those are resolved to numbers, booleans and null.
+    public var isPlain: Bool
+
+    public init(text: String, value: YAMLScalarValue, isPlain: Bool) {
+        self.text = text
+        self.value = value
+        self.isPlain = isPlain
+    }
+}
+
+/// What a scalar means under the YAML 1.2 core schema: only `true`/`false` are booleans, so `yes`,
+/// `NO` and `off` stay strings.
+public enum YAMLScalarValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case integer(Int)
+    case float(Double)
+    case string(String)
+
+    public var kindDescription: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .integer: "an integer"
+        case .float: "a number"
+        case .string: "a string"
+        }
+    }
+}
