@@ -6,7 +6,7 @@ let package = Package(
     products: [
         .executable(name: "jobgraph", targets: ["jobgraph"]),
         // A Swift program loads, checks and inspects pipelines through these modules.
-        .library(name: "JobGraph", targets: ["JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph", "Reporters"]),
+        .library(name: "JobGraph", targets: ["JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Reporters"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -14,6 +14,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .target(name: "JobGraphBasics"),
+        .target(name: "JobGraphSystem", dependencies: ["JobGraphBasics"]),
         .target(name: "YAMLNodes", dependencies: ["JobGraphBasics", "CYAML"]),
         .target(name: "PipelineModel", dependencies: ["JobGraphBasics", "YAMLNodes"]),
         .target(name: "TaskGraph", dependencies: ["JobGraphBasics", "PipelineModel"]),
@@ -26,6 +27,7 @@ let package = Package(
 
         .target(name: "JobGraphTestSupport", dependencies: ["JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph"], path: "Tests/JobGraphTestSupport"),
         .testTarget(name: "JobGraphBasicsTests", dependencies: ["JobGraphBasics"]),
+        .testTarget(name: "JobGraphSystemTests", dependencies: ["JobGraphSystem"]),
         .testTarget(name: "YAMLNodesTests", dependencies: ["YAMLNodes", "JobGraphTestSupport"]),
         .testTarget(name: "PipelineModelTests", dependencies: ["PipelineModel", "Reporters", "JobGraphTestSupport"]),
         .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph", "JobGraphTestSupport"]),
