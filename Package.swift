@@ -18,6 +18,7 @@ let package = Package(
         .target(name: "YAMLNodes", dependencies: ["JobGraphBasics", "CYAML"]),
         .target(name: "PipelineModel", dependencies: ["JobGraphBasics", "YAMLNodes"]),
         .target(name: "TaskGraph", dependencies: ["JobGraphBasics", "PipelineModel"]),
+        .target(name: "Execution", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph"]),
         .target(name: "Reporters", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph"]),
         .target(name: "JobGraphCLI", dependencies: [
             "JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph", "Reporters",
@@ -31,6 +32,7 @@ let package = Package(
         .testTarget(name: "YAMLNodesTests", dependencies: ["YAMLNodes", "JobGraphTestSupport"]),
         .testTarget(name: "PipelineModelTests", dependencies: ["PipelineModel", "Reporters", "JobGraphTestSupport"]),
         .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph", "JobGraphTestSupport"]),
+        .testTarget(name: "ExecutionTests", dependencies: ["Execution", "JobGraphTestSupport"]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "JobGraphTestSupport"]),
         .testTarget(name: "JobGraphCLITests", dependencies: ["JobGraphCLI", "JobGraphTestSupport"]),
     ],

@@ -1,1 +1,1 @@
-// placeholder
+// wired up once the task graph lands

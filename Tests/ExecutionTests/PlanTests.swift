@@ -1,0 +1,118 @@
+import PipelineModel
+import Testing
+@testable import Execution
+
+private typealias Task = Plan.Task
+
+/// Runs a plan to the end, finishing tasks in the order they start with the given outcomes,
+/// and returns the start order and final states.
+private func drive(_ plan: inout Plan, outcomes: [String: Plan.Outcome] = [:]) -> (started: [String], states: [String: TaskState]) {
+    var started: [String] = []
+    _ = plan.begin()
+    var running: [Int] = []
+    repeat {
+        running += plan.take()
+        guard !running.isEmpty else { break }
+        let next = running.removeFirst()
+        let id = plan.tasks[next].id.rawValue
+        started.append(id)
+        _ = plan.record(next, outcomes[id] ?? .succeeded)
+    } while true
+    var states: [String: TaskState] = [:]
+    for (index, task) in plan.tasks.enumerated() { states[task.id.rawValue] = plan.states[index] }
+    return (started, states)
+}
+
+@Suite struct PlanTests {
+    @Test func needsFinishBeforeTheirDependentsStart() {
+        var plan = Plan(tasks: [
+            Task(id: "c", needs: [1, 2]), Task(id: "a"), Task(id: "b", needs: [1]),
+        ], jobs: 4, queueLimits: [4], keepGoing: false)
+        let (started, states) = drive(&plan)
+        #expect(started == ["a", "b", "c"])
+        #expect(states.values.allSatisfy { $0 == .succeeded })
+        #expect(plan.isFinished)
+    }
+
+    @Test func priorityThenCriticalPathThenFileOrderDecideWhoStartsFirst() {
+        var plan = Plan(tasks: [
+            Task(id: "first", criticalPath: 1), Task(id: "long", criticalPath: 5),
+            Task(id: "urgent", priority: .high, criticalPath: 1), Task(id: "second", criticalPath: 1),
+            Task(id: "lazy", priority: .veryLow, criticalPath: 9),
+        ], jobs: 1, queueLimits: [1], keepGoing: false)
+        #expect(drive(&plan).started == ["urgent", "long", "first", "second", "lazy"])
+    }
+
+    @Test func jobsAndQueueLimitsAreNeverExceededAndAreReached() {
+        let tasks = (0..<6).map { Task(id: TaskID("n\($0)"), queue: 0) } + (0..<6).map { Task(id: TaskID("c\($0)"), queue: 1) }
+        var plan = Plan(tasks: tasks, jobs: 3, queueLimits: [1, 4], keepGoing: false)
+        _ = plan.begin()
+        let first = plan.take()
+        #expect(first.count == 3)
+        #expect(first.filter { plan.tasks[$0].queue == 0 }.count == 1)
+        #expect(plan.take().isEmpty)
+        _ = plan.record(first[0], .succeeded)
+        #expect(plan.take().count == 1)
+    }
+
+    @Test func aFailureSkipsDependentsAndStopsNewStartsButFailureAndAlwaysTasksRun() {
+        var plan = Plan(tasks: [
+            Task(id: "build"), Task(id: "test", needs: [0]), Task(id: "report", when: .failure, needs: [0]),
+            Task(id: "cleanup", when: .always, needs: [1]), Task(id: "other", needs: [5]), Task(id: "slow"),
+        ], jobs: 1, queueLimits: [1], keepGoing: false)
+        let (started, states) = drive(&plan, outcomes: ["build": .failed])
+        #expect(started == ["build", "report", "cleanup"])
+        #expect(states["test"] == .skipped)
+        #expect(states["slow"] == .cancelled)
+        #expect(states["other"] == .cancelled)
+        #expect(plan.isFinished)
+    }
+
+    @Test func keepGoingStartsWhatDoesNotDependOnTheFailure() {
+        var plan = Plan(tasks: [Task(id: "build"), Task(id: "test", needs: [0]), Task(id: "lint")],
+                        jobs: 1, queueLimits: [1], keepGoing: true)
+        let (started, states) = drive(&plan, outcomes: ["build": .failed])
+        #expect(started == ["build", "lint"])
+        #expect(states["test"] == .skipped)
+    }
+
+    @Test func anAllowedFailureLetsDependentsRunAndDoesNotStopTheRun() {
+        var plan = Plan(tasks: [Task(id: "flaky", allowsFailure: true), Task(id: "next", needs: [0]), Task(id: "other")],
+                        jobs: 1, queueLimits: [1], keepGoing: false)
+        let (started, states) = drive(&plan, outcomes: ["flaky": .failed])
+        #expect(started == ["flaky", "next", "other"])
+        #expect(states["flaky"] == .failed)
+        #expect(!plan.isStopping)
+    }
+
+    @Test func aSkippedNeedSkipsSuccessDependents() {
+        var plan = Plan(tasks: [Task(id: "gated"), Task(id: "after", needs: [0]), Task(id: "always", when: .always, needs: [1])],
+                        jobs: 1, queueLimits: [1], keepGoing: false)
+        let (started, states) = drive(&plan, outcomes: ["gated": .skipped])
+        #expect(started == ["gated", "always"])
+        #expect(states["after"] == .skipped)
+    }
+
+    @Test func cancellingCancelsWhatHasNotStartedButAlwaysTasksStillRun() {
+        var plan = Plan(tasks: [Task(id: "a"), Task(id: "b", needs: [0]), Task(id: "c"), Task(id: "cleanup", when: .always, needs: [1])],
+                        jobs: 1, queueLimits: [1], keepGoing: false)
+        _ = plan.begin()
+        let running = plan.take()
+        #expect(running == [0])
+        let transitions = plan.cancel()
+        #expect(transitions.map(\.to) == [.cancelled])
+        _ = plan.record(0, .cancelled)
+        #expect(plan.states[1] == .cancelled)
+        #expect(plan.states[3] == .ready)
+        #expect(plan.take() == [3])
+    }
+
+    @Test func transitionsReportTheirOldState() {
+        var plan = Plan(tasks: [Task(id: "a"), Task(id: "b", needs: [0])], jobs: 1, queueLimits: [1], keepGoing: false)
+        #expect(plan.begin() == [Plan.Transition(task: 0, from: .pending, to: .ready)])
+        _ = plan.take()
+        #expect(plan.record(0, .succeeded) == [
+            Plan.Transition(task: 0, from: .executing, to: .succeeded), Plan.Transition(task: 1, from: .pending, to: .ready),
+        ])
+    }
+}
