@@ -1,0 +1,85 @@
+import Foundation
+import PipelineModel
+
+/// Something that happened during a run, in the order it happened; observers receive these.
+public enum RunEvent: Sendable {
+    case started(RunStart)
+    case transition(TaskTransition)
+    /// A whole line a task printed.
+    case output(task: TaskID, line: String)
+    case progress(task: TaskID, bytes: Int64, total: Int64?)
+    /// The queues were suspended (SIGUSR1) or resumed (SIGUSR2).
+    case suspended(Bool)
+    /// A signal asked the run to stop; `.interrupt` or `.terminate`.
+    case stopping(RunStop)
+    case finished(RunSummary)
+}
+
+/// What a run is about to do.
+public struct RunStart: Sendable {
+    public var pipelineFile: String
+    public var taskCount: Int
+    public var jobs: Int
+    public var time: Date
+
+    public init(pipelineFile: String, taskCount: Int, jobs: Int, time: Date) {
+        self.pipelineFile = pipelineFile
+        self.taskCount = taskCount
+        self.jobs = jobs
+        self.time = time
+    }
+}
+
+/// Why a run stops early.
+public enum RunStop: String, Sendable {
+    case interrupt
+    case terminate
+}
+
+/// One task's change of state; encodes as the contract's event JSON.
+public struct TaskTransition: Sendable, Codable, Equatable {
+    public var time: Date
+    /// Seconds since the run started.
+    public var elapsed: Double
+    public var task: TaskID
+    public var from: TaskState
+    public var to: TaskState
+    /// 1 for the first attempt.
+    public var attempt: Int
+    public var queue: String
+    public var exitCode: Int32?
+    public var error: String?
+    /// Seconds the attempt executed, on its terminal state.
+    public var duration: Double?
+
+    public init(time: Date, elapsed: Double, task: TaskID, from: TaskState, to: TaskState, attempt: Int, queue: String,
+                exitCode: Int32? = nil, error: String? = nil, duration: Double? = nil) {
+        self.time = time
+        self.elapsed = elapsed
+        self.task = task
+        self.from = from
+        self.to = to
+        self.attempt = attempt
+        self.queue = queue
+        self.exitCode = exitCode
+        self.error = error
+        self.duration = duration
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case time, elapsed, task, from, to, attempt, queue
+        case exitCode = "exit_code"
+        case error, duration
+    }
+}
+
+extension TaskID: Codable {
+    public init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

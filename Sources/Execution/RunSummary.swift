@@ -1,0 +1,35 @@
+import Foundation
+import PipelineModel
+
+/// How a run ended: what every task came to, and what a user needs to see first.
+public struct RunSummary: Sendable {
+    public struct FailedTask: Sendable {
+        public var id: TaskID
+        public var exitCode: Int32?
+        public var reason: String
+        public var allowed: Bool
+        public var logPath: String
+        /// The last lines of the task's log.
+        public var lastLines: [String]
+    }
+
+    public var counts: [TaskState: Int]
+    /// Seconds from start to end.
+    public var wallTime: Double
+    /// The chain of tasks that decided the run's length: each started when the previous ended.
+    public var criticalPath: [TaskID]
+    public var failures: [FailedTask]
+    /// Set when a signal stopped the run.
+    public var stop: RunStop?
+
+    public init(counts: [TaskState: Int], wallTime: Double, criticalPath: [TaskID], failures: [FailedTask], stop: RunStop?) {
+        self.counts = counts
+        self.wallTime = wallTime
+        self.criticalPath = criticalPath
+        self.failures = failures
+        self.stop = stop
+    }
+
+    /// Whether some task failed without `allow_failure`.
+    public var hasFailures: Bool { failures.contains { !$0.allowed } }
+}

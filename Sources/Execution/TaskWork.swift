@@ -1,0 +1,72 @@
+import PipelineModel
+
+/// One attempt of a task, resolved and ready for an executor: templates rendered, paths absolute.
+///
+/// Nothing here assumes the work runs as a local child process, so a remote executor can take it too.
+public struct TaskWork: Sendable {
+    public enum Work: Sendable {
+        /// Shell commands: one after another (stopping at the first failure), or all at once.
+        case shell(commands: [String], concurrently: Bool)
+        case download(url: String, destination: String, sha256: String?, maxBytes: Int?)
+        case filter(FilterWork)
+    }
+
+    public var id: TaskID
+    /// 1 for the first attempt.
+    public var attempt: Int
+    public var work: Work
+    /// Absolute.
+    public var workingDirectory: String
+    /// The complete environment of the task's processes.
+    public var environment: [String: String]
+    /// From the task's QoS (contract: background 19, utility 10, others 0).
+    public var niceness: Int32
+    /// Seconds; the executor's teardown starts when it passes.
+    public var timeout: Double?
+    /// Where the task's output goes, as whole lines.
+    public var logPath: String
+
+    public init(id: TaskID, attempt: Int, work: Work, workingDirectory: String, environment: [String: String],
+                niceness: Int32, timeout: Double?, logPath: String) {
+        self.id = id
+        self.attempt = attempt
+        self.work = work
+        self.workingDirectory = workingDirectory
+        self.environment = environment
+        self.niceness = niceness
+        self.timeout = timeout
+        self.logPath = logPath
+    }
+}
+
+/// A `filter` step with its paths resolved.
+public struct FilterWork: Sendable {
+    public var input: String
+    public var output: String
+    public var effect: FilterSpec.Effect
+    public var intensity: Double?
+    public var radius: Double?
+    public var width: Int?
+    public var height: Int?
+    public var quality: Int?
+
+    public init(input: String, output: String, spec: FilterSpec) {
+        self.input = input
+        self.output = output
+        effect = spec.effect
+        intensity = spec.intensity
+        radius = spec.radius
+        width = spec.width
+        height = spec.height
+        quality = spec.quality
+    }
+}
+
+/// How one attempt ended.
+public enum TaskResult: Sendable, Equatable {
+    case succeeded
+    /// `exitCode` when a process exited with one; `reason` says what went wrong in a sentence.
+    case failed(exitCode: Int32?, reason: String)
+
+    public var isSuccess: Bool { self == .succeeded }
+}
