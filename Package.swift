@@ -19,7 +19,7 @@ let package = Package(
         .target(name: "PipelineModel", dependencies: ["JobGraphBasics", "YAMLNodes"]),
         .target(name: "TaskGraph", dependencies: ["JobGraphBasics", "PipelineModel"]),
         .target(name: "Execution", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph"]),
-        .target(name: "Reporters", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph"]),
+        .target(name: "Reporters", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "JobGraphCLI", dependencies: [
             "JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph", "Reporters",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -33,7 +33,7 @@ let package = Package(
         .testTarget(name: "PipelineModelTests", dependencies: ["PipelineModel", "Reporters", "JobGraphTestSupport"]),
         .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph", "JobGraphTestSupport"]),
         .testTarget(name: "ExecutionTests", dependencies: ["Execution", "JobGraphTestSupport"]),
-        .testTarget(name: "ReportersTests", dependencies: ["Reporters", "JobGraphTestSupport"]),
+        .testTarget(name: "ReportersTests", dependencies: ["Reporters", "Execution", "JobGraphTestSupport"]),
         .testTarget(name: "JobGraphCLITests", dependencies: ["JobGraphCLI", "JobGraphTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
