@@ -1,0 +1,103 @@
+import PipelineModel
+
+/// What `{{ … }}` placeholders can name while a task is resolved: the vars, and `item` in a fan-out.
+public struct TemplateContext: Sendable {
+    public var variables: [String: String]
+    public var item: ItemValue?
+
+    public init(variables: [String: String], item: ItemValue? = nil) {
+        self.variables = variables
+        self.item = item
+    }
+}
+
+/// One fan-out item: a string from a list, or an object read from a JSON file at run time.
+public enum ItemValue: Sendable, Equatable {
+    case string(String)
+    case object([String: String])
+}
+
+/// Why a template could not be turned into text for this task.
+public struct TemplateError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// How a substituted value must be treated where it lands.
+public enum Substitution: Sendable {
+    /// As is (a URL, an environment value).
+    case plain
+    /// Quoted for `/bin/sh`, so it can never become shell syntax (contract: "Templating").
+    case shellQuoted
+    /// A path: the value may not leave the pipeline's folder (no absolute paths, no `..`).
+    case confinedPath
+}
+
+extension Template {
+    /// The template with its placeholders replaced.
+    /// - Throws: `TemplateError` when a value is missing or would send a path outside the pipeline's folder.
+    public func rendered(in context: TemplateContext, as substitution: Substitution = .plain) throws(TemplateError) -> String {
+        var text = ""
+        for segment in segments {
+            switch segment {
+            case .literal(let literal):
+                text += literal
+            case .variable(let path, _):
+                let value = try context.value(of: path)
+                switch substitution {
+                case .plain:
+                    text += value
+                case .shellQuoted:
+                    text += ShellQuoting.quoted(value)
+                case .confinedPath:
+                    if value.hasPrefix("/") || value.split(separator: "/").contains("..") {
+                        throw TemplateError(message: "'\(value)' from {{ \(path.joined(separator: ".")) }} would leave the pipeline's folder")
+                    }
+                    text += value
+                }
+            }
+        }
+        return text
+    }
+}
+
+extension TemplateContext {
+    func value(of path: [String]) throws(TemplateError) -> String {
+        let name = path.joined(separator: ".")
+        if path.first == "item" {
+            switch (item, path.count) {
+            case (.string(let value)?, 1):
+                return value
+            case (.object(let fields)?, 2):
+                if let value = fields[path[1]] { return value }
+                throw TemplateError(message: "the item has no field '\(path[1])'")
+            case (.object?, 1):
+                throw TemplateError(message: "the item is an object; name one of its fields, as {{ item.name }}")
+            default:
+                throw TemplateError(message: "{{ \(name) }} does not fit this item")
+            }
+        }
+        guard path.count == 1, let value = variables[path[0]] else {
+            throw TemplateError(message: "unknown variable '\(name)'")
+        }
+        return value
+    }
+}
+
+/// POSIX shell quoting.
+public enum ShellQuoting {
+    /// The value in single quotes, each `'` written as `'\''`; plain words are left alone.
+    public static func quoted(_ value: String) -> String {
+        let safe = !value.isEmpty && value.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./:+@%,".unicodeScalars.contains(scalar))
+        }
+        if safe { return value }
+        return "'" + value.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+extension String {
+    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
+        split(separator: Character(target), omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}
