@@ -23,6 +23,9 @@ public final class Console: Sendable {
         isatty(descriptor) == 1 && environment["TERM"].map { $0 != "dumb" && !$0.isEmpty } ?? false
     }
 
+    /// The size of the terminal this console writes to, or `nil` when it is not a terminal.
+    public func terminalSize() -> TerminalSize? { TerminalSize(descriptor: descriptor) }
+
     /// Writes each line followed by a newline.
     public func write(lines: [String]) {
         guard !lines.isEmpty else { return }

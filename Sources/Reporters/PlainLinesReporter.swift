@@ -1,0 +1,59 @@
+import Foundation
+import Execution
+import PipelineModel
+
+/// `--progress plain`: one line per transition and per line a task prints, for logs, pipes and `TERM=dumb`.
+///
+/// Lines look like `[  1.02s] test  executing -> failed  (0.60s, exit 1)` (contract: "Task states and the
+/// live view"); a task's output is `test | line`. Call only from the run's event stream, one event at a time.
+public final class PlainLinesReporter: RunObserver {
+    private let sink: any TextSink
+    private let now: () -> Date
+    private var runStart: Date?
+    private var lastElapsed = 0.0
+
+    /// - Parameters:
+    ///   - sink: where the lines go, usually `Console.standardOutput`.
+    ///   - now: the wall clock, which stamps events that carry no time of their own (suspend, stop).
+    public init(sink: any TextSink, now: @escaping () -> Date = Date.init) {
+        self.sink = sink
+        self.now = now
+    }
+
+    /// Writes the lines for one event, if it has any.
+    public func observe(_ event: RunEvent) {
+        let lines = self.lines(for: event)
+        sink.write(lines: lines)
+    }
+
+    private func lines(for event: RunEvent) -> [String] {
+        switch event {
+        case .started(let start):
+            runStart = start.time
+            let tasks = start.taskCount == 1 ? "1 task" : "\(start.taskCount) tasks"
+            return ["\(RunText.elapsedStamp(0)) running \(start.pipelineFile): \(tasks), at most \(start.jobs) at once"]
+        case .transition(let transition):
+            lastElapsed = transition.elapsed
+            return ["\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition))"]
+        case .output(let task, let line):
+            return [RunText.output(task: task, line: line)]
+        case .progress:
+            // A line per chunk would drown the transitions; the board and JSON show progress instead.
+            return []
+        case .suspended(let isSuspended):
+            let what = isSuspended ? "queues suspended (SIGUSR2 resumes)" : "queues resumed"
+            return ["\(RunText.elapsedStamp(currentElapsed())) \(what)"]
+        case .stopping(let stop):
+            return ["\(RunText.elapsedStamp(currentElapsed())) \(RunText.stopping(stop))"]
+        case .finished:
+            // The summary follows in every progress mode; it says how the run ended.
+            return []
+        }
+    }
+
+    /// Seconds since the run started by the wall clock, never behind the last transition's stamp.
+    private func currentElapsed() -> Double {
+        guard let runStart else { return lastElapsed }
+        return max(lastElapsed, now().timeIntervalSince(runStart))
+    }
+}

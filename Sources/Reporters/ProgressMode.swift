@@ -1,0 +1,32 @@
+import Execution
+
+/// How a run shows its progress: `--progress auto|tty|plain|json` (contract: "The command line").
+public enum ProgressMode: String, CaseIterable, Sendable {
+    /// The live board on an interactive terminal, plain lines otherwise.
+    case auto
+    /// The live board; plain lines when the output cannot show it.
+    case tty
+    /// One line per transition.
+    case plain
+    /// One JSON object per transition.
+    case json
+}
+
+/// The observer that shows a run's progress on `console` in `mode`.
+///
+/// The live board needs a terminal that understands cursor movement, so `tty` and `auto` both fall back to
+/// plain lines when `console` is not a terminal or `TERM` is unset or `dumb`: escape sequences would only
+/// garble a log file or a pipe.
+/// - Parameters:
+///   - environment: the process environment, for `TERM`.
+public func makeProgressObserver(mode: ProgressMode, console: Console, environment: [String: String]) -> any RunObserver {
+    switch mode {
+    case .json:
+        return JSONLinesReporter(sink: console)
+    case .plain:
+        return PlainLinesReporter(sink: console)
+    case .auto, .tty:
+        guard console.isInteractiveTerminal(environment: environment) else { return PlainLinesReporter(sink: console) }
+        return TTYBoard(sink: console, terminalSize: { console.terminalSize() ?? .fallback })
+    }
+}

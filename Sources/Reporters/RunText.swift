@@ -1,0 +1,99 @@
+import Execution
+import PipelineModel
+
+/// The wording reporters share, so the plain lines, the board's permanent lines and the summary agree.
+enum RunText {
+    /// `[  0.41s]`: seconds since the run started, two decimals, right-aligned to six characters.
+    static func elapsedStamp(_ seconds: Double) -> String {
+        let text = fixed(seconds, decimals: 2)
+        return "[" + String(repeating: " ", count: max(0, 6 - text.count)) + text + "s]"
+    }
+
+    /// `0.38s` under a minute, `2m05s` under an hour, `1h02m` beyond.
+    static func duration(_ seconds: Double) -> String {
+        let seconds = seconds.isFinite ? max(0, seconds) : 0
+        if seconds < 59.995 { return fixed(seconds, decimals: 2) + "s" }
+        return minutesAndHours(seconds)
+    }
+
+    /// `3.4s` under a minute, then as `duration`: for the board, which refreshes too often for hundredths.
+    static func clock(_ seconds: Double) -> String {
+        let seconds = seconds.isFinite ? max(0, seconds) : 0
+        if seconds < 59.95 { return fixed(seconds, decimals: 1) + "s" }
+        return minutesAndHours(seconds)
+    }
+
+    /// `compile[a]  executing -> failed  (attempt 2, 0.60s, exit 1)`, without the elapsed stamp.
+    static func transition(_ transition: TaskTransition) -> String {
+        var line = "\(transition.task)  \(transition.from.rawValue) -> \(transition.to.rawValue)"
+        var details: [String] = []
+        if transition.attempt > 1 { details.append("attempt \(transition.attempt)") }
+        if let duration = transition.duration { details.append(self.duration(duration)) }
+        if let exitCode = transition.exitCode { details.append("exit \(exitCode)") }
+        if let error = transition.error, !error.isEmpty { details.append(error) }
+        if !details.isEmpty { line += "  (" + details.joined(separator: ", ") + ")" }
+        return line
+    }
+
+    /// `compile[a] | line`: a line a task printed, prefixed by its id.
+    static func output(task: TaskID, line: String) -> String { "\(task) | \(line)" }
+
+    /// What happens once a signal asks the run to stop (contract: "Exit codes and signals").
+    static func stopping(_ stop: RunStop) -> String {
+        let cause = switch stop {
+        case .interrupt: "interrupted (SIGINT)"
+        case .terminate: "terminated (SIGTERM)"
+        }
+        return "\(cause): no new task starts; running tasks get SIGTERM, then SIGKILL after 5s"
+    }
+
+    /// `interrupted by SIGINT` or `terminated by SIGTERM`: how a stopped run ended.
+    static func stopped(_ stop: RunStop) -> String {
+        switch stop {
+        case .interrupt: "interrupted by SIGINT"
+        case .terminate: "terminated by SIGTERM"
+        }
+    }
+
+    /// `512 B`, `3.1 KiB`, `12.0 MiB`, `1.2 GiB`.
+    static func bytes(_ count: Int64) -> String {
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        guard count >= 1024 else { return "\(max(0, count)) B" }
+        var value = Double(count) / 1024
+        var unit = 0
+        while value >= 1023.95, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return fixed(value, decimals: 1) + " " + units[unit]
+    }
+
+    /// Cuts `line` to at most `width` characters, ending in `…` when cut.
+    static func truncated(_ line: String, width: Int) -> String {
+        guard line.count > width else { return line }
+        guard width > 1 else { return String(line.prefix(max(0, width))) }
+        return String(line.prefix(width - 1)) + "…"
+    }
+
+    /// A non-negative number with a fixed count of decimals, always `.` as separator (no locale).
+    static func fixed(_ value: Double, decimals: Int) -> String {
+        let value = value.isFinite ? max(0, value) : 0
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        // Beyond Int's range a run has gone on for billions of years; clamp rather than trap.
+        let scaled = min((value * scale).rounded(), Double(Int.max / 2))
+        let units = Int(scaled)
+        let whole = units / Int(scale)
+        guard decimals > 0 else { return String(whole) }
+        let fraction = String(units % Int(scale))
+        return "\(whole)." + String(repeating: "0", count: decimals - fraction.count) + fraction
+    }
+
+    private static func minutesAndHours(_ seconds: Double) -> String {
+        let total = Int(min(seconds.rounded(), Double(Int.max / 2)))
+        if total < 3600 { return "\(total / 60)m" + twoDigits(total % 60) + "s" }
+        return "\(total / 3600)h" + twoDigits(total % 3600 / 60) + "m"
+    }
+
+    private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}

@@ -1,0 +1,192 @@
+import Execution
+import PipelineModel
+
+/// `--progress tty`: a live board of the executing tasks, redrawn in place below the permanent lines.
+///
+/// The board is a header (pipeline, tasks done of total, running, failed, elapsed), a banner while the
+/// queues are suspended, and one row per executing task, cut to the terminal's size. Failed tasks' lines,
+/// stop notices and task output are printed above it and stay, as ninja and cargo do.
+///
+/// Redrawing is throttled to once per `redrawInterval` of the injected clock: between redraws events only
+/// update memory (and queue permanent lines), so a burst of thousands of events costs one write. The
+/// `.finished` event always writes: it erases the board and leaves only the permanent lines. Call
+/// `observe` and `tick` only from the run's event stream, one call at a time.
+public final class TTYBoard: RunObserver {
+    /// The shortest time between two redraws.
+    public static let redrawInterval: Duration = .milliseconds(100)
+
+    private struct Row {
+        var queue: String
+        var attempt: Int
+        var started: ContinuousClock.Instant
+        /// Starting order, so rows keep their place while others come and go.
+        var sequence: Int
+        var bytes: Int64?
+        var total: Int64?
+    }
+
+    private let sink: any TextSink
+    private let terminalSize: () -> TerminalSize
+    private let clock: () -> ContinuousClock.Instant
+
+    private var pipelineFile = ""
+    private var declaredTaskCount = 0
+    private var runStart: ContinuousClock.Instant?
+    private var states: [TaskID: TaskState] = [:]
+    private var doneCount = 0
+    private var failedCount = 0
+    private var rows: [TaskID: Row] = [:]
+    private var nextSequence = 0
+    private var isSuspended = false
+    private var stop: RunStop?
+    private var isFinished = false
+
+    private var pendingLines: [String] = []
+    /// Lines the board occupies on screen now, which the next write moves up over and clears.
+    private var drawnLineCount = 0
+    private var lastWrite: ContinuousClock.Instant?
+
+    /// - Parameters:
+    ///   - sink: the terminal, usually `Console.standardOutput`.
+    ///   - terminalSize: asked at each redraw, so a resized window is followed.
+    ///   - clock: the monotonic clock that throttles redraws and measures elapsed times.
+    public init(sink: any TextSink, terminalSize: @escaping () -> TerminalSize = { .fallback },
+                clock: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+        self.sink = sink
+        self.terminalSize = terminalSize
+        self.clock = clock
+    }
+
+    /// Updates the board's state, and redraws when the last write is at least `redrawInterval` old.
+    public func observe(_ event: RunEvent) {
+        guard !isFinished else { return }
+        let now = clock()
+        if runStart == nil { runStart = now }
+        switch event {
+        case .started(let start):
+            runStart = now
+            pipelineFile = start.pipelineFile
+            declaredTaskCount = start.taskCount
+        case .transition(let transition):
+            record(transition, at: now)
+        case .output(let task, let line):
+            pendingLines.append(RunText.output(task: task, line: line))
+        case .progress(let task, let bytes, let total):
+            rows[task]?.bytes = bytes
+            rows[task]?.total = total
+        case .suspended(let suspended):
+            isSuspended = suspended
+        case .stopping(let stop):
+            self.stop = stop
+            pendingLines.append("\(stamp(at: now)) \(RunText.stopping(stop))")
+        case .finished:
+            isFinished = true
+            writeFrame(board: [])
+            return
+        }
+        redrawIfDue(at: now)
+    }
+
+    /// Redraws if due, so elapsed times advance while no event arrives; call it every few hundred ms.
+    public func tick() {
+        guard !isFinished, runStart != nil else { return }
+        redrawIfDue(at: clock())
+    }
+
+    /// Erases the board if the run ended without `.finished`, keeping the permanent lines.
+    public func close() {
+        guard !isFinished else { return }
+        isFinished = true
+        if drawnLineCount > 0 || !pendingLines.isEmpty { writeFrame(board: []) }
+    }
+
+    private func record(_ transition: TaskTransition, at now: ContinuousClock.Instant) {
+        let previous = states[transition.task]
+        if let previous, previous.isTerminal { doneCount -= 1 }
+        if previous == .failed { failedCount -= 1 }
+        states[transition.task] = transition.to
+        if transition.to.isTerminal { doneCount += 1 }
+        if transition.to == .failed { failedCount += 1 }
+
+        if transition.to == .executing {
+            rows[transition.task] = Row(queue: transition.queue, attempt: transition.attempt, started: now,
+                                        sequence: nextSequence)
+            nextSequence += 1
+        } else {
+            rows[transition.task] = nil
+        }
+        if transition.to == .failed {
+            pendingLines.append("\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition))")
+        }
+    }
+
+    private func redrawIfDue(at now: ContinuousClock.Instant) {
+        if let lastWrite, now - lastWrite < Self.redrawInterval { return }
+        lastWrite = now
+        writeFrame(board: boardLines(at: now))
+    }
+
+    /// One write: move up over the old board and clear it, print the queued permanent lines, draw `board`.
+    private func writeFrame(board: [String]) {
+        var text = ""
+        if drawnLineCount > 0 { text += "\r\u{1B}[\(drawnLineCount)A\u{1B}[J" }
+        for line in pendingLines { text += line + "\n" }
+        for line in board { text += line + "\n" }
+        pendingLines.removeAll()
+        drawnLineCount = board.count
+        if !text.isEmpty { sink.write(text) }
+    }
+
+    private func boardLines(at now: ContinuousClock.Instant) -> [String] {
+        let size = terminalSize()
+        // One column spare: a line filling the width makes some terminals wrap, which would break the
+        // count of lines to move up over. One row spare keeps the permanent line above in sight.
+        let width = max(1, size.columns - 1)
+        let height = max(1, size.rows - 1)
+
+        let total = max(declaredTaskCount, states.count)
+        var header = pipelineFile.isEmpty ? "" : "\(pipelineFile): "
+        header += "\(doneCount)/\(total) done, \(rows.count) running"
+        if failedCount > 0 { header += ", \(failedCount) failed" }
+        header += ", \(RunText.clock(seconds(now - (runStart ?? now))))"
+        var lines = [header]
+        if isSuspended { lines.append("SUSPENDED — send SIGUSR2 to resume") }
+        if let stop { lines.append("stopping: \(RunText.stopped(stop)), waiting for running tasks") }
+
+        let ordered = rows.sorted { $0.value.sequence < $1.value.sequence }
+        var room = max(0, height - lines.count)
+        let cut = ordered.count > room
+        if cut { room = max(0, room - 1) }
+        let shown = ordered.prefix(room)
+        let idWidth = shown.map { $0.key.rawValue.count }.max() ?? 0
+        let queueWidth = shown.map { $0.value.queue.count }.max() ?? 0
+        for (id, row) in shown {
+            var line = "  " + padded(id.rawValue, idWidth) + "  " + padded(row.queue, queueWidth)
+            line += "  " + RunText.clock(seconds(now - row.started))
+            if row.attempt > 1 { line += "  attempt \(row.attempt)" }
+            if let bytes = row.bytes { line += "  " + progressText(bytes: bytes, total: row.total) }
+            lines.append(line)
+        }
+        if cut { lines.append("  … and \(ordered.count - shown.count) more") }
+        return lines.prefix(height).map { RunText.truncated($0, width: width) }
+    }
+
+    private func progressText(bytes: Int64, total: Int64?) -> String {
+        guard let total, total > 0 else { return RunText.bytes(bytes) }
+        let percent = min(100, max(0, Int(Double(bytes) * 100 / Double(total))))
+        return "\(RunText.bytes(bytes)) / \(RunText.bytes(total)) (\(percent)%)"
+    }
+
+    private func stamp(at now: ContinuousClock.Instant) -> String {
+        RunText.elapsedStamp(seconds(now - (runStart ?? now)))
+    }
+
+    private func padded(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
+    }
+
+    private func seconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

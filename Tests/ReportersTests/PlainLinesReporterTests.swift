@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import Execution
+import PipelineModel
+@testable import Reporters
+
+@Suite struct PlainLinesReporterTests {
+    @Test func printsOneLinePerTransitionWithDurationsAndExitCodes() throws {
+        let output = try ConsoleFile()
+        let reporter = PlainLinesReporter(sink: output.console, now: { Events.start.addingTimeInterval(3) })
+        for event in [
+            Events.started(),
+            Events.transition("compile[a]", .pending, .ready, at: 0.01),
+            Events.transition("compile[a]", .ready, .executing, at: 0.03),
+            RunEvent.output(task: "compile[a]", line: "Compiling main.swift"),
+            Events.transition("compile[a]", .executing, .succeeded, at: 0.41, duration: 0.38),
+            Events.transition("test", .executing, .failed, at: 1.02, exitCode: 1, duration: 0.6),
+            Events.transition("test", .failed, .executing, at: 2.5, attempt: 2),
+            Events.transition("test", .executing, .failed, at: 62.75, attempt: 2, error: "timed out after 1m",
+                              duration: 60.25),
+            Events.transition("lint", .pending, .skipped, at: 62.8),
+            Events.transition("fetch", .executing, .failed, at: 1234.5, error: "connection refused", duration: 4000),
+        ] {
+            reporter.observe(event)
+        }
+        reporter.close()
+
+        #expect(output.lines == [
+            "[  0.00s] running photos.yaml: 3 tasks, at most 2 at once",
+            "[  0.01s] compile[a]  pending -> ready",
+            "[  0.03s] compile[a]  ready -> executing",
+            "compile[a] | Compiling main.swift",
+            "[  0.41s] compile[a]  executing -> succeeded  (0.38s)",
+            "[  1.02s] test  executing -> failed  (0.60s, exit 1)",
+            "[  2.50s] test  failed -> executing  (attempt 2)",
+            "[ 62.75s] test  executing -> failed  (attempt 2, 1m00s, timed out after 1m)",
+            "[ 62.80s] lint  pending -> skipped",
+            "[1234.50s] fetch  executing -> failed  (1h06m, connection refused)",
+        ])
+    }
+
+    @Test func suspendResumeAndStopAreStampedByTheWallClock() throws {
+        let output = try ConsoleFile()
+        var now = Events.start
+        let reporter = PlainLinesReporter(sink: output.console, now: { now })
+        reporter.observe(Events.started())
+        now = Events.start.addingTimeInterval(3)
+        reporter.observe(.suspended(true))
+        now = Events.start.addingTimeInterval(4.5)
+        reporter.observe(.suspended(false))
+        reporter.observe(.progress(task: "fetch", bytes: 10, total: 100))
+        now = Events.start.addingTimeInterval(5.25)
+        reporter.observe(.stopping(.interrupt))
+        reporter.observe(.stopping(.terminate))
+
+        #expect(output.lines.dropFirst() == [
+            "[  3.00s] queues suspended (SIGUSR2 resumes)",
+            "[  4.50s] queues resumed",
+            "[  5.25s] interrupted (SIGINT): no new task starts; running tasks get SIGTERM, then SIGKILL after 5s",
+            "[  5.25s] terminated (SIGTERM): no new task starts; running tasks get SIGTERM, then SIGKILL after 5s",
+        ])
+    }
+
+    @Test func finishedPrintsNothingBecauseTheSummaryFollows() throws {
+        let output = try ConsoleFile()
+        let reporter = PlainLinesReporter(sink: output.console)
+        reporter.observe(.finished(RunSummary(counts: [.succeeded: 1], wallTime: 1, criticalPath: [], failures: [],
+                                              stop: nil)))
+        #expect(output.text.isEmpty)
+    }
+
+    @Test(arguments: [
+        (0.0, "0.00s"), (0.384, "0.38s"), (59.99, "59.99s"), (59.996, "1m00s"), (125, "2m05s"), (3599.4, "59m59s"),
+        (3600, "1h00m"), (7384, "2h03m"), (-1, "0.00s"), (Double.nan, "0.00s"),
+    ])
+    func durationsReadNaturally(seconds: Double, text: String) {
+        #expect(RunText.duration(seconds) == text)
+    }
+}
