@@ -1,0 +1,39 @@
+extension TaskGraph {
+    /// The graph in Graphviz DOT, for `jobgraph graph --format dot`.
+    ///
+    /// One box per node, labelled with its id and, when it has one, its queue; a dynamic fan-out is
+    /// dashed and shown as `photo[*]`. Edges run from a needed task to the task that needs it, in the
+    /// direction work flows. Every id is quoted, so `make[a]` or an item with quotes stays one id.
+    public var dotText: String {
+        var lines = ["digraph \(Self.dotQuoted(pipeline.name ?? "pipeline")) {", "  rankdir=LR;", "  node [shape=box];"]
+        for node in nodes {
+            var label = node.displayName
+            if let queue = node.spec.queue { label += "\nqueue: \(queue.value)" }
+            let style = node.isDynamicFanOut ? ", style=dashed" : ""
+            lines.append("  \(Self.dotQuoted(node.id.rawValue)) [label=\(Self.dotQuoted(label))\(style)];")
+        }
+        for node in nodes {
+            for dependency in dependencies[node.index] {
+                lines.append("  \(Self.dotQuoted(nodes[dependency].id.rawValue)) -> \(Self.dotQuoted(node.id.rawValue));")
+            }
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A DOT double-quoted string. Backslashes are doubled too: in a label `\l` or `\N` would otherwise
+    /// mean something, and a trailing backslash would swallow the closing quote.
+    static func dotQuoted(_ text: String) -> String {
+        var quoted = "\""
+        for character in text {
+            switch character {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r", "\r\n": quoted += "\\n"
+            default: quoted.append(character)
+            }
+        }
+        return quoted + "\""
+    }
+}

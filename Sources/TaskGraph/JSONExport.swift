@@ -1,0 +1,83 @@
+import Foundation
+import PipelineModel
+
+extension TaskGraph {
+    /// The graph as pretty JSON with sorted keys, for `jobgraph graph --format json`; the same graph
+    /// always gives the same bytes.
+    ///
+    /// `{"nodes": [{"id", "action", "queue", "priority", "qos", "needs", "dynamic", "item"}], "edges":
+    /// [{"from", "to"}]}`; an edge runs from a needed task to the task that needs it; absent values are `null`.
+    /// - Throws: `EncodingError` if Foundation cannot encode (it has no reason to with these plain values).
+    public var jsonText: String {
+        get throws {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(GraphDocument(self))
+            return String(decoding: data, as: UTF8.self) + "\n"
+        }
+    }
+}
+
+/// The JSON shape of a task graph; the coding keys are the published field names.
+struct GraphDocument: Encodable {
+    struct Node: Encodable {
+        var id: String
+        var action: String
+        var queue: String?
+        var priority: String
+        var qos: String?
+        var needs: [String]
+        var isDynamicFanOut: Bool
+        var item: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id, action, queue, priority, qos, needs
+            case isDynamicFanOut = "dynamic"
+            case item
+        }
+
+        // Written out so absent values appear as `null`: tools reading the file see every key on every node.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(action, forKey: .action)
+            try container.encode(queue, forKey: .queue)
+            try container.encode(priority, forKey: .priority)
+            try container.encode(qos, forKey: .qos)
+            try container.encode(needs, forKey: .needs)
+            try container.encode(isDynamicFanOut, forKey: .isDynamicFanOut)
+            try container.encode(item, forKey: .item)
+        }
+    }
+
+    struct Edge: Encodable {
+        /// The needed task.
+        var from: String
+        /// The task that needs it.
+        var to: String
+
+        enum CodingKeys: String, CodingKey {
+            case from, to
+        }
+    }
+
+    var nodes: [Node]
+    var edges: [Edge]
+
+    enum CodingKeys: String, CodingKey {
+        case nodes, edges
+    }
+
+    init(_ graph: TaskGraph) {
+        nodes = graph.nodes.map { node in
+            Node(
+                id: node.id.rawValue, action: node.spec.action.keyword, queue: node.spec.queue?.value.rawValue,
+                priority: node.spec.priority.rawValue, qos: graph.qualityOfService(ofNode: node.index)?.rawValue,
+                needs: graph.dependencies[node.index].map { graph.nodes[$0].id.rawValue },
+                isDynamicFanOut: node.isDynamicFanOut, item: node.item?.value)
+        }
+        edges = graph.nodes.flatMap { node in
+            graph.dependencies[node.index].map { Edge(from: graph.nodes[$0].id.rawValue, to: node.id.rawValue) }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import JobGraphBasics
+import PipelineModel
+
+/// The checked, acyclic graph of a pipeline's tasks after static `foreach` expansion.
+///
+/// Nodes are numbered in expanded file order; every adjacency list holds node indices. Edges point
+/// both ways: `dependencies[i]` are the nodes node `i` needs, `dependents[i]` the nodes that need it.
+/// Make one with `build(_:diagnostics:)`, which refuses a pipeline whose needs form a cycle.
+public struct TaskGraph: Sendable {
+    /// The pipeline the graph was built from; a selected subgraph keeps the whole pipeline.
+    public let pipeline: Pipeline
+    /// The nodes in expanded file order; `nodes[i].index == i`.
+    public let nodes: [TaskNode]
+    /// For each node, the indices of the nodes it needs, in the order its `needs` names them, without repeats.
+    public let dependencies: [[Int]]
+    /// For each edge `dependencies[i][k]`, where the `needs` entry that made it is written.
+    public let dependencyLocations: [[SourceLocation]]
+    /// For each node, the indices of the nodes that need it, ascending.
+    public let dependents: [[Int]]
+    /// Every node once, each after all it needs; among nodes free to go next, file order decides, so the
+    /// order is the same on every run.
+    public let topologicalOrder: [Int]
+    /// For each node, the number of edges on the longest path from a node that needs nothing (which has level 0).
+    public let levels: [Int]
+
+    private let indexByID: [TaskID: Int]
+    /// The nodes of each task as the file names it; a fan-out's items are adjacent in file order.
+    private let indicesByBaseID: [TaskID: Range<Int>]
+
+    /// Assembles a graph whose ids are unique and whose `topologicalOrder` was computed from `dependencies`.
+    init(
+        pipeline: Pipeline, nodes: [TaskNode], dependencies: [[Int]], dependencyLocations: [[SourceLocation]],
+        dependents: [[Int]], topologicalOrder: [Int]
+    ) {
+        self.pipeline = pipeline
+        self.nodes = nodes
+        self.dependencies = dependencies
+        self.dependencyLocations = dependencyLocations
+        self.dependents = dependents
+        self.topologicalOrder = topologicalOrder
+        self.levels = Self.levels(dependencies: dependencies, topologicalOrder: topologicalOrder)
+        var indexByID: [TaskID: Int] = [:]
+        var indicesByBaseID: [TaskID: Range<Int>] = [:]
+        indexByID.reserveCapacity(nodes.count)
+        for node in nodes {
+            indexByID[node.id] = node.index
+            let range = indicesByBaseID[node.baseID].map { $0.lowerBound..<(node.index + 1) }
+            indicesByBaseID[node.baseID] = range ?? node.index..<(node.index + 1)
+        }
+        self.indexByID = indexByID
+        self.indicesByBaseID = indicesByBaseID
+    }
+
+    /// The index of the node with this id (`make[a]`, `photo`), in constant time.
+    public func index(of id: TaskID) -> Int? { indexByID[id] }
+
+    /// The nodes a user means by `name`: all items of the task the file calls `name`, or the one node
+    /// whose id is `name` (an item such as `make[a]`); `nil` when nothing is called that.
+    public func indices(named name: String) -> Range<Int>? {
+        let id = TaskID(name)
+        if let range = indicesByBaseID[id] { return range }
+        return indexByID[id].map { $0..<($0 + 1) }
+    }
+
+    /// The QoS a node's work runs with: the task's own `qos`, else its queue's, else `nil` (the default).
+    public func qualityOfService(ofNode index: Int) -> QualityOfService? {
+        guard nodes.indices.contains(index) else { return nil }
+        let spec = nodes[index].spec
+        if let qos = spec.qos { return qos }
+        guard let queue = spec.queue else { return nil }
+        return pipeline.queue(named: queue.value)?.qos
+    }
+
+    /// Every name a user may select, in file order (so hints are the same on every run): each task's
+    /// id, followed by its items' ids.
+    static func nameCandidates(in nodes: [TaskNode]) -> [String] {
+        var names: [String] = []
+        var seen: Set<TaskID> = []
+        for node in nodes {
+            if seen.insert(node.baseID).inserted { names.append(node.baseID.rawValue) }
+            if node.id != node.baseID { names.append(node.id.rawValue) }
+        }
+        return names
+    }
+}
