@@ -26,7 +26,7 @@ let package = Package(
         ]),
         .executableTarget(name: "jobgraph", dependencies: ["JobGraphCLI"]),
 
-        .target(name: "JobGraphTestSupport", dependencies: ["JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph"], path: "Tests/JobGraphTestSupport"),
+        .target(name: "JobGraphTestSupport", dependencies: ["JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution"], path: "Tests/JobGraphTestSupport"),
         .testTarget(name: "JobGraphBasicsTests", dependencies: ["JobGraphBasics"]),
         .testTarget(name: "JobGraphSystemTests", dependencies: ["JobGraphSystem"]),
         .testTarget(name: "YAMLNodesTests", dependencies: ["YAMLNodes", "JobGraphTestSupport"]),

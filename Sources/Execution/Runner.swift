@@ -48,7 +48,8 @@ public final class Runner: Sendable {
             if offset > 0, let qos = declared[offset - 1].qos { queue.qualityOfService = qos.foundationValue }
             return queue
         }
-        queueOfTask = graph.nodes.map { node in node.spec.queue.flatMap { queueIndex[$0.value] } ?? 0 }
+        let queueOfTask = graph.nodes.map { node in node.spec.queue.flatMap { queueIndex[$0.value] } ?? 0 }
+        self.queueOfTask = queueOfTask
 
         let criticalPaths = durations.map { graph.criticalPathLengths(durations: $0) } ?? graph.criticalPathLengths()
         let planTasks = graph.nodes.indices.map { index in
