@@ -56,33 +56,19 @@ import Testing
         #expect(diagnostics.all.map(\.location) == [SourceLocation(file: "bom.yaml", line: 3, column: 18)])
     }
 
-    /// A large generated file decodes in linear time. The budget (2 s for 100,000 tasks) is for release
-    /// builds; a debug build only has to show it is not quadratic. CPU time of this thread, not wall
-    /// time, so other work on a shared machine does not make the test flaky.
-    @Test func hundredThousandTasksDecodeQuickly() {
+    /// A large generated file loads whole, with defaults and needs on every task. (Its speed is measured
+    /// by `Benchmarks/validate.sh`, not here.)
+    @Test func aLargeFileLoadsEveryTask() {
         var yaml = "version: 1\nvars:\n  out: build\ndefaults:\n  retries: 1\ntasks:\n"
-        let count = 100_000
+        let count = 20_000
         yaml.reserveCapacity(count * 60)
         for index in 0..<count {
             yaml += "  t\(index):\n    run: echo {{ out }}/\(index)\n"
             if index > 0 { yaml += "    needs: [t\(index - 1)]\n" }
         }
-        let start = threadCPUSeconds()
         let loaded = load(yaml)
-        let elapsed = threadCPUSeconds() - start
         #expect(loaded.pipeline?.tasks.count == count)
         #expect(loaded.pipeline?.tasks.last?.retries == 1)
         #expect(loaded.pipeline?.tasks.last?.needs.map(\.value.rawValue) == ["t\(count - 2)"])
-        #if DEBUG
-        #expect(elapsed < 60)
-        #else
-        #expect(elapsed < 2)
-        #endif
-    }
-
-    private func threadCPUSeconds() -> Double {
-        var time = timespec()
-        _ = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)   // cannot fail for this clock on Linux
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -1,4 +1,5 @@
 import JobGraphBasics
+import Reporters
 import PipelineModel
 import TaskGraph
 
@@ -75,11 +76,9 @@ struct PipelineSketch {
     }
 }
 
-/// Diagnostics as `DiagnosticPrinter` renders them (it lives in a module these tests do not import).
+/// Diagnostics as the command line prints them.
 func rendered(_ diagnostics: Diagnostics) -> [String] {
-    diagnostics.sorted.map { diagnostic in
-        (diagnostic.location.map { "\($0): " } ?? "") + "\(diagnostic.severity.rawValue): \(diagnostic.message)"
-    }
+    DiagnosticPrinter().render(diagnostics)
 }
 
 extension TaskGraph {

@@ -2,6 +2,7 @@ import Foundation
 import JobGraphBasics
 import JobGraphTestSupport
 import Testing
+import Reporters
 import TaskGraph
 
 /// Every `Tests/Fixtures/invalid/*.yaml` goes through the CLI's one entry point and must give exactly
@@ -11,18 +12,17 @@ import TaskGraph
     func fixtureGivesExactlyItsDiagnostics(yamlFile: URL) throws {
         let name = yamlFile.deletingPathExtension().lastPathComponent
         let expectedFile = yamlFile.deletingPathExtension().appendingPathExtension("diagnostics")
-        let text = try String(contentsOf: yamlFile, encoding: .utf8)
+        let bytes = [UInt8](try Data(contentsOf: yamlFile))
         let expected = try String(contentsOf: expectedFile, encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             .reversed().drop { $0.isEmpty }.reversed()
 
         var diagnostics = Diagnostics()
-        let graph = PipelineCheck.graph(yaml: text, file: "invalid/\(name).yaml", diagnostics: &diagnostics)
+        let graph = PipelineCheck.graph(bytes, file: "invalid/\(name).yaml", diagnostics: &diagnostics)
 
         #expect(graph == nil)
         #expect(diagnostics.hasErrors)
-        // `rendered` prints as `DiagnosticPrinter` does; Reporters is not a dependency of this test target.
-        #expect(rendered(diagnostics) == Array(expected))
+        #expect(DiagnosticPrinter().render(diagnostics) == Array(expected))
     }
 
     @Test func thereAreInvalidFixtures() {

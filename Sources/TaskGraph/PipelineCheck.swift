@@ -19,6 +19,16 @@ public enum PipelineCheck {
         return TaskGraph.build(pipeline, diagnostics: &diagnostics)
     }
 
+    /// Checks a pipeline file's bytes, as `graph(contentsOf:)` checks a file; `file` names them in diagnostics.
+    public static func graph(
+        _ bytes: [UInt8], file: String, variableOverrides: [String: String] = [:], diagnostics: inout Diagnostics
+    ) -> TaskGraph? {
+        guard let pipeline = PipelineLoader.load(
+            bytes, file: file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+        else { return nil }
+        return TaskGraph.build(pipeline, diagnostics: &diagnostics)
+    }
+
     /// Checks pipeline text held in memory, as `graph(contentsOf:)` checks a file; for tests and tools.
     /// - Parameters:
     ///   - yaml: the pipeline's text.
