@@ -6,7 +6,7 @@ let package = Package(
     products: [
         .executable(name: "jobgraph", targets: ["jobgraph"]),
         // A Swift program loads, checks and inspects pipelines through these modules.
-        .library(name: "JobGraph", targets: ["JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Reporters"]),
+        .library(name: "JobGraph", targets: ["JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "Reporters"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -19,9 +19,10 @@ let package = Package(
         .target(name: "PipelineModel", dependencies: ["JobGraphBasics", "YAMLNodes"]),
         .target(name: "TaskGraph", dependencies: ["JobGraphBasics", "PipelineModel"]),
         .target(name: "Execution", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph"]),
+        .target(name: "Steps", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "Execution"]),
         .target(name: "Reporters", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "JobGraphCLI", dependencies: [
-            "JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Reporters",
+            "JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "Reporters",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "jobgraph", dependencies: ["JobGraphCLI"]),
@@ -33,6 +34,7 @@ let package = Package(
         .testTarget(name: "PipelineModelTests", dependencies: ["PipelineModel", "Reporters", "JobGraphTestSupport"]),
         .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph", "Reporters", "JobGraphTestSupport"]),
         .testTarget(name: "ExecutionTests", dependencies: ["Execution", "JobGraphTestSupport"]),
+        .testTarget(name: "StepsTests", dependencies: ["Steps", "Execution", "JobGraphSystem", "JobGraphTestSupport"]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "Execution", "JobGraphTestSupport"]),
         .testTarget(name: "JobGraphCLITests", dependencies: ["JobGraphCLI", "JobGraphTestSupport"]),
     ],

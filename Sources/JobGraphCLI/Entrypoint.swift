@@ -1,4 +1,5 @@
 import ArgumentParser
+import JobGraphSystem
 import Reporters
 #if canImport(Glibc)
 import Glibc
@@ -6,9 +7,22 @@ import Glibc
 
 /// Runs `jobgraph` with the process's arguments and exits with the contract's status.
 public enum Entrypoint {
+    /// Blocks the signals a run reads through its event loop. Call first thing in `main`, before any
+    /// thread exists, so that every later thread inherits the mask (see `SignalSet`).
+    public static func prepareSignals() {
+        do {
+            try SignalSet.runControl.blockInCallingThread()
+        } catch {
+            Console.standardError.write(line: "warning: cannot block signals: \(error)")
+        }
+    }
+
     public static func main(_ arguments: [String]? = nil) async -> Never {
         do {
             var command = try JobGraphCommand.parseAsRoot(arguments)
+            // A command that runs no tasks still honours Ctrl-C, SIGTERM and Ctrl-Z as usual.
+            let defaultSignals = (command as? RunCommand)?.runsTasks == true ? nil : try? defaultSignalLoop()
+            defer { defaultSignals?.stop() }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -17,6 +31,17 @@ public enum Entrypoint {
             exit(ExitStatus.success)
         } catch {
             exit(exitStatus(for: error))
+        }
+    }
+
+    /// Acts on blocked signals as their default actions would: exit 130 / 143, or stop.
+    private static func defaultSignalLoop() throws -> EventLoop {
+        try EventLoop(signals: [.interrupt, .terminate, .terminalStop]) { signal in
+            switch signal {
+            case .interrupt: _exit(ExitStatus.interrupted)
+            case .terminate: _exit(ExitStatus.terminated)
+            default: raise(SIGSTOP)
+            }
         }
     }
 

@@ -1,3 +1,5 @@
+import Execution
+
 /// The exit statuses of the contract ("Exit codes and signals").
 public enum ExitStatus {
     /// Every selected task succeeded, was up to date, or was skipped by a condition.
@@ -10,4 +12,13 @@ public enum ExitStatus {
     public static let interrupted: Int32 = 130
     /// Terminated by SIGTERM.
     public static let terminated: Int32 = 143
+
+    /// The status of a finished run: a signal that stopped it wins, then any failure not allowed.
+    public static func of(_ summary: RunSummary) -> Int32 {
+        switch summary.stop {
+        case .interrupt?: return interrupted
+        case .terminate?: return terminated
+        case nil: return summary.hasFailures ? taskFailed : success
+        }
+    }
 }

@@ -1,3 +1,4 @@
 import JobGraphCLI
 
+Entrypoint.prepareSignals()
 await Entrypoint.main()

@@ -1,0 +1,47 @@
+import Execution
+import JobGraphSystem
+import Synchronization
+
+/// Runs tasks on this machine: shell commands as child processes watched by one `EventLoop`.
+///
+/// No thread per task: spawning happens on the caller's thread (`posix_spawn`, a few tens of
+/// microseconds), and every child's output and exit arrive on the loop's one thread.
+public final class LocalExecutor: TaskExecutor {
+    private let loop: EventLoop
+    private let spawner: ProcessSpawner
+    private let nextToken = Atomic<UInt64>(1)
+    private let logDirectory: LogDirectory
+
+    /// - Parameters:
+    ///   - loop: watches the children; it must outlive every task started here.
+    ///   - logDirectory: where `<task>.log` files go; created when the first log is opened.
+    public init(loop: EventLoop, logDirectory: String, spawner: ProcessSpawner = ProcessSpawner()) {
+        self.loop = loop
+        self.spawner = spawner
+        self.logDirectory = LogDirectory(path: logDirectory)
+    }
+
+    public func start(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution {
+        switch work.work {
+        case .shell(let commands, let concurrently):
+            let log = try logDirectory.open(work.logPath, appending: work.attempt > 1)
+            if work.attempt > 1 { log.write(line: Array("--- attempt \(work.attempt) ---".utf8)) }
+            let step = ShellStep(work: work, commands: commands, concurrently: concurrently, log: log, reporter: reporter,
+                                 loop: loop, spawner: spawner) { [self] in
+                ChildToken(rawValue: self.nextToken.wrappingAdd(1, ordering: .relaxed).oldValue)
+            }
+            step.begin()
+            return step
+        case .download:
+            throw StepError("download steps are not available in this version of jobgraph")
+        case .filter:
+            throw StepError("filter steps are not available in this version of jobgraph")
+        }
+    }
+}
+
+/// A step that could not run, in a sentence for the user.
+public struct StepError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

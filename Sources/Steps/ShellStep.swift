@@ -1,0 +1,184 @@
+import Execution
+import JobGraphSystem
+import Synchronization
+
+/// One attempt of a `run` or `parallel` task: its commands as child processes, each in its own
+/// process group, output to the task's log and to the run's events, whole lines only.
+///
+/// `run`: one command after another, stopping at the first failure. `parallel`: all at once; the first
+/// failure terminates the others (contract: "Parallel groups").
+final class ShellStep: TaskExecution, @unchecked Sendable {
+    // `@unchecked`: the mutable state lives in `state`, a Mutex; the rest is immutable.
+    private struct State {
+        var next = 0
+        var running: [UInt64: ProcessID] = [:]
+        var failure: TaskResult?
+        var isStopping = false
+        var isDone = false
+        var timer: TimerID?
+        var timedOut = false
+    }
+
+    private let work: TaskWork
+    private let commands: [String]
+    private let concurrently: Bool
+    private let log: TaskLog
+    private let reporter: TaskReporter
+    private let loop: EventLoop
+    private let spawner: ProcessSpawner
+    private let makeToken: @Sendable () -> ChildToken
+    private let environment: [String]
+    private let state = Mutex(State())
+
+    init(work: TaskWork, commands: [String], concurrently: Bool, log: TaskLog, reporter: TaskReporter, loop: EventLoop,
+         spawner: ProcessSpawner, makeToken: @escaping @Sendable () -> ChildToken) {
+        self.work = work
+        self.commands = commands
+        self.concurrently = concurrently
+        self.log = log
+        self.reporter = reporter
+        self.loop = loop
+        self.spawner = spawner
+        self.makeToken = makeToken
+        environment = work.environment.map { "\($0.key)=\($0.value)" }
+    }
+
+    func begin() {
+        if let timeout = work.timeout {
+            let timer = loop.schedule(after: .milliseconds(Int64(timeout * 1000))) { [weak self] in self?.timeOut() }
+            state.withLock { $0.timer = timer }
+        }
+        if commands.isEmpty {
+            finish(.succeeded)
+        } else if concurrently {
+            for index in commands.indices { spawn(index) }
+        } else {
+            spawn(0)
+        }
+    }
+
+    private func spawn(_ index: Int) {
+        let child: ChildProcess
+        do {
+            child = try spawner.spawn(command: commands[index], environment: environment,
+                                      workingDirectory: work.workingDirectory, niceness: work.niceness)
+        } catch {
+            fail(.failed(exitCode: nil, reason: "cannot start `\(commands[index])`: \(error)"))
+            return
+        }
+        let token = makeToken()
+        let stopNow = state.withLock { state -> Bool in
+            state.running[token.rawValue] = child.id
+            state.next = index + 1
+            return state.isStopping
+        }
+        let handler = ChildCallbacks(
+            printed: { [weak self] _, line in self?.printed(line) },
+            finished: { [weak self] token, result in self?.exited(token, command: index, result) })
+        loop.watch(child, token: token, handler: handler)
+        if stopNow { loop.tearDown(child.id, using: .kill) }
+    }
+
+    private func printed(_ line: [UInt8]) {
+        log.write(line: line)
+        reporter.output(String(decoding: line, as: UTF8.self))
+    }
+
+    private func exited(_ token: ChildToken, command index: Int, _ result: Result<TerminationStatus, SystemError>) {
+        enum Next { case spawn(Int), finish(TaskResult), wait }
+        let next = state.withLock { state -> Next in
+            state.running[token.rawValue] = nil
+            switch result {
+            case .success(let status) where status.isSuccess:
+                break
+            case .success(let status):
+                if state.failure == nil {
+                    let reason = state.timedOut ? "timed out after \(formatted(work.timeout ?? 0))" : status.description
+                    let exitCode: Int32? = if case .exited(let code) = status { code } else { nil }
+                    state.failure = .failed(exitCode: exitCode, reason: reason)
+                }
+            case .failure(let error):
+                if state.failure == nil { state.failure = .failed(exitCode: nil, reason: "lost track of the process: \(error)") }
+            }
+            if state.failure != nil && !state.isStopping && !state.running.isEmpty {
+                // A parallel group fails as a whole: terminate the rest.
+                state.isStopping = true
+            }
+            if !state.running.isEmpty { return .wait }
+            if state.failure == nil, !concurrently, !state.isStopping, state.next < commands.count { return .spawn(state.next) }
+            return .finish(state.failure ?? .succeeded)
+        }
+        switch next {
+        case .spawn(let index): spawn(index)
+        case .finish(let result): finish(result)
+        case .wait: if concurrently { stopRunning(using: .terminate(grace: .seconds(5))) }
+        }
+    }
+
+    /// Records a failure to start; ends the attempt once nothing runs.
+    private func fail(_ result: TaskResult) {
+        let done = state.withLock { state -> Bool in
+            if state.failure == nil { state.failure = result }
+            state.isStopping = true
+            return state.running.isEmpty
+        }
+        if done { finish(result) } else { stopRunning(using: .terminate(grace: .seconds(5))) }
+    }
+
+    private func finish(_ result: TaskResult) {
+        let first = state.withLock { state -> Bool in
+            defer { state.isDone = true }
+            if let timer = state.timer { loop.cancel(timer) }
+            return !state.isDone
+        }
+        guard first else { return }
+        log.close()
+        reporter.finished(result)
+    }
+
+    private func timeOut() {
+        state.withLock { state in
+            state.timedOut = true
+            state.isStopping = true
+        }
+        stopRunning(using: .terminate(grace: .seconds(5)))
+    }
+
+    private func stopRunning(using teardown: Teardown) {
+        let groups = state.withLock { state in
+            state.isStopping = true
+            return Array(state.running.values)
+        }
+        for group in groups { loop.tearDown(group, using: teardown) }
+    }
+
+    // MARK: - TaskExecution
+
+    func terminate(grace: Double) {
+        stopRunning(using: .terminate(grace: .milliseconds(Int64(grace * 1000))))
+    }
+
+    func kill() {
+        stopRunning(using: .kill)
+    }
+
+    func pause() {
+        signalRunning(.terminalStop)
+    }
+
+    func resume() {
+        signalRunning(.continue)
+    }
+
+    private func signalRunning(_ signal: ProcessSignal) {
+        let groups = state.withLock { Array($0.running.values) }
+        for group in groups { _ = try? group.signalGroup(signal) }  // a group that just ended needs no signal
+    }
+}
+
+/// `10s`, `1.5s`, `2m`.
+func formatted(_ seconds: Double) -> String {
+    if seconds >= 60, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
+    if seconds == seconds.rounded() { return "\(Int(seconds))s" }
+    return "\(seconds)s"
+}
