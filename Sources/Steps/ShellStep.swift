@@ -93,7 +93,8 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
                 break
             case .success(let status):
                 if state.failure == nil {
-                    let reason = state.timedOut ? "timed out after \(formatted(work.timeout ?? 0))" : status.description
+                    let reason = state.timedOut ? "timed out after \(formatted(work.timeout ?? 0))"
+                        : "`\(abbreviated(commands[index]))` \(ended(status))"
                     let exitCode: Int32? = if case .exited(let code) = status { code } else { nil }
                     state.failure = .failed(exitCode: exitCode, reason: reason)
                 }
@@ -174,6 +175,20 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         let groups = state.withLock { Array($0.running.values) }
         for group in groups { _ = try? group.signalGroup(signal) }  // a group that just ended needs no signal
     }
+}
+
+/// `exited with code 3`, `was killed by SIGTERM`.
+func ended(_ status: TerminationStatus) -> String {
+    switch status {
+    case .exited(let code): "exited with code \(code)"
+    case .signalled: "was \(status)"
+    }
+}
+
+/// The command as a user recognises it in one line.
+func abbreviated(_ command: String) -> String {
+    let firstLine = command.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? command
+    return firstLine.count > 60 ? String(firstLine.prefix(57)) + "..." : firstLine
 }
 
 /// `10s`, `1.5s`, `2m`.
