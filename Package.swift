@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "Execution", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph"]),
         .target(name: "Reporters", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "JobGraphCLI", dependencies: [
-            "JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph", "Reporters",
+            "JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Reporters",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "jobgraph", dependencies: ["JobGraphCLI"]),

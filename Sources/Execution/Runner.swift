@@ -36,29 +36,17 @@ public final class Runner: Sendable {
         self.executor = executor
         resolver = Result { () throws(TemplateError) in try WorkResolver(graph: graph, configuration: configuration) }
 
-        let declared = graph.pipeline.queues
-        var queueIndex: [QueueName: Int] = [:]
-        for (offset, queue) in declared.enumerated() { queueIndex[queue.name] = offset + 1 }
-        queueNames = ["default"] + declared.map(\.name.rawValue)
-        let limits = [configuration.jobs] + declared.map { min($0.maxConcurrent ?? configuration.processorCount, configuration.jobs) }
-        queues = zip(queueNames, limits).enumerated().map { offset, pair in
+        let layout = QueueLayout(graph: graph, jobs: configuration.jobs, processorCount: configuration.processorCount)
+        queueNames = layout.names
+        queueOfTask = layout.queueOfTask
+        queues = layout.names.indices.map { index in
             let queue = OperationQueue()
-            queue.name = pair.0
-            queue.maxConcurrentOperationCount = pair.1
-            if offset > 0, let qos = declared[offset - 1].qos { queue.qualityOfService = qos.foundationValue }
+            queue.name = layout.names[index]
+            queue.maxConcurrentOperationCount = layout.limits[index]
+            if let qos = layout.qualities[index] { queue.qualityOfService = qos.foundationValue }
             return queue
         }
-        let queueOfTask = graph.nodes.map { node in node.spec.queue.flatMap { queueIndex[$0.value] } ?? 0 }
-        self.queueOfTask = queueOfTask
-
-        let criticalPaths = durations.map { graph.criticalPathLengths(durations: $0) } ?? graph.criticalPathLengths()
-        let planTasks = graph.nodes.indices.map { index in
-            let spec = graph.nodes[index].spec
-            return Plan.Task(id: graph.nodes[index].id, queue: queueOfTask[index], priority: spec.priority,
-                             criticalPath: criticalPaths[index], when: spec.when, allowsFailure: spec.allowFailure,
-                             needs: graph.dependencies[index])
-        }
-        let plan = Plan(tasks: planTasks, jobs: configuration.jobs, queueLimits: limits, keepGoing: configuration.keepGoing)
+        let plan = Plan(graph: graph, layout: layout, jobs: configuration.jobs, keepGoing: configuration.keepGoing, durations: durations)
         state = Mutex(RunBook(plan: plan))
         startInstant = clock.now
 

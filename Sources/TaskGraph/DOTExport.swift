@@ -8,7 +8,7 @@ extension TaskGraph {
         var lines = ["digraph \(Self.dotQuoted(pipeline.name ?? "pipeline")) {", "  rankdir=LR;", "  node [shape=box];"]
         for node in nodes {
             var label = node.displayName
-            if let queue = node.spec.queue { label += "\nqueue: \(queue.value)" }
+            if let queue = node.specField(\.queue) { label += "\nqueue: \(queue.value)" }
             let style = node.isDynamicFanOut ? ", style=dashed" : ""
             lines.append("  \(Self.dotQuoted(node.id.rawValue)) [label=\(Self.dotQuoted(label))\(style)];")
         }
@@ -24,6 +24,10 @@ extension TaskGraph {
     /// A DOT double-quoted string. Backslashes are doubled too: in a label `\l` or `\N` would otherwise
     /// mean something, and a trailing backslash would swallow the closing quote.
     static func dotQuoted(_ text: String) -> String {
+        // Ids and queue names almost never need escaping; skip the character walk for them.
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
+            return "\"\(text)\""
+        }
         var quoted = "\""
         for character in text {
             switch character {

@@ -71,8 +71,9 @@ struct GraphDocument: Encodable {
     init(_ graph: TaskGraph) {
         nodes = graph.nodes.map { node in
             Node(
-                id: node.id.rawValue, action: node.spec.action.keyword, queue: node.spec.queue?.value.rawValue,
-                priority: node.spec.priority.rawValue, qos: graph.qualityOfService(ofNode: node.index)?.rawValue,
+                id: node.id.rawValue, action: node.specField(\.action).keyword,
+                queue: node.specField(\.queue)?.value.rawValue, priority: node.specField(\.priority).rawValue,
+                qos: graph.qualityOfService(ofNode: node.index)?.rawValue,
                 needs: graph.dependencies[node.index].map { graph.nodes[$0].id.rawValue },
                 isDynamicFanOut: node.isDynamicFanOut, item: node.item?.value)
         }

@@ -8,7 +8,7 @@ extension TaskGraph {
         var lines = ["flowchart LR"]
         for node in nodes {
             var label = Self.mermaidEscaped(node.displayName)
-            if let queue = node.spec.queue { label += "<br/>queue: \(Self.mermaidEscaped(queue.value.rawValue))" }
+            if let queue = node.specField(\.queue) { label += "<br/>queue: \(Self.mermaidEscaped(queue.value.rawValue))" }
             lines.append("  n\(node.index)[\"\(label)\"]")
         }
         for node in nodes {
@@ -25,6 +25,14 @@ extension TaskGraph {
     /// Text safe inside a quoted Mermaid label: Mermaid reads `#name;` as an entity and labels as HTML,
     /// so quotes, `#`, `&`, `<` and `>` become entity codes, and line breaks become spaces.
     static func mermaidEscaped(_ text: String) -> String {
+        // Ids and queue names almost never need escaping; skip the character walk for them.
+        let needsEscaping = text.utf8.contains { byte in
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "#"), UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"): true
+            default: byte < 0x20
+            }
+        }
+        if !needsEscaping { return text }
         var escaped = ""
         for character in text {
             switch character {

@@ -14,8 +14,7 @@ extension TaskGraph {
     /// - Returns: the graph, or `nil` when any error was found.
     public static func build(_ pipeline: Pipeline, diagnostics: inout Diagnostics) -> TaskGraph? {
         var problems = Diagnostics()
-        var expansion = Expansion()
-        for spec in pipeline.tasks { expansion.add(spec, diagnostics: &problems) }
+        let expansion = Expansion(pipeline.tasks, diagnostics: &problems)
         let (dependencies, locations) = expansion.resolveNeeds(diagnostics: &problems)
         guard !problems.hasErrors else {
             diagnostics.append(contentsOf: problems)
@@ -31,7 +30,7 @@ extension TaskGraph {
         guard !problems.hasErrors else { return nil }
         return TaskGraph(
             pipeline: pipeline, nodes: expansion.nodes, dependencies: dependencies, dependencyLocations: locations,
-            dependents: dependents, topologicalOrder: order)
+            dependents: dependents, topologicalOrder: order, names: expansion.names)
     }
 
     /// The reverse adjacency of `dependencies`; each list comes out ascending because nodes are visited in order.
@@ -46,39 +45,49 @@ extension TaskGraph {
 
 /// The nodes of a pipeline in expanded file order, with the lookups that resolve `needs` names.
 private struct Expansion {
-    var nodes: [TaskNode] = []
-    private var indexByID: [TaskID: Int] = [:]
-    private var indicesByBaseID: [TaskID: Range<Int>] = [:]
+    let tasks: [TaskSpec]
+    private(set) var nodes: [TaskNode] = []
+    private(set) var names: NodeNames
+    /// For each entry of `tasks`, the nodes made from it (empty for a duplicate or an empty fan-out).
+    private var nodesOfTask: [Range<Int>] = []
 
-    mutating func add(_ spec: TaskSpec, diagnostics: inout Diagnostics) {
-        guard indicesByBaseID[spec.id] == nil else {
-            diagnostics.error("duplicate task '\(spec.id)'", at: spec.location)
+    /// Expands every task of `tasks`, in file order.
+    init(_ tasks: [TaskSpec], diagnostics: inout Diagnostics) {
+        self.tasks = tasks
+        nodes.reserveCapacity(tasks.count)
+        nodesOfTask.reserveCapacity(tasks.count)
+        names = NodeNames(capacity: tasks.count)
+        for taskIndex in tasks.indices { add(taskIndex, diagnostics: &diagnostics) }
+    }
+
+    private mutating func add(_ taskIndex: Int, diagnostics: inout Diagnostics) {
+        // Fields are read through `tasks[taskIndex]`, since binding the whole spec would copy all of it.
+        let id = tasks[taskIndex].id
+        let start = nodes.count
+        defer { nodesOfTask.append(start..<nodes.count) }
+        guard !names.contains(id) else {
+            diagnostics.error("duplicate task '\(id)'", at: tasks[taskIndex].location)
             return
         }
-        let start = nodes.count
-        switch spec.foreach {
+        switch tasks[taskIndex].foreach {
         case .items(let items)?:
             for (position, item) in items.enumerated() {
-                let id = spec.id.item(item.value)
-                guard indexByID[id] == nil else {
-                    diagnostics.error("duplicate item '\(item.value)' in foreach of task '\(spec.id)'", at: item.location)
+                let itemID = id.item(item.value)
+                guard !names.contains(itemID) else {
+                    diagnostics.error("duplicate item '\(item.value)' in foreach of task '\(id)'", at: item.location)
                     continue
                 }
-                append(TaskNode(
-                    id: id, index: nodes.count, spec: spec,
+                names.add(itemID, nodes: nodes.count..<(nodes.count + 1))
+                nodes.append(TaskNode(
+                    id: itemID, index: nodes.count, specs: tasks, specIndex: taskIndex,
                     item: ForeachItem(value: item.value, index: position, location: item.location)))
             }
         case .file?:
-            append(TaskNode(id: spec.id, index: nodes.count, spec: spec, isDynamicFanOut: true))
+            nodes.append(TaskNode(id: id, index: nodes.count, specs: tasks, specIndex: taskIndex, isDynamicFanOut: true))
         case nil:
-            append(TaskNode(id: spec.id, index: nodes.count, spec: spec))
+            nodes.append(TaskNode(id: id, index: nodes.count, specs: tasks, specIndex: taskIndex))
         }
-        indicesByBaseID[spec.id] = start..<nodes.count
-    }
-
-    private mutating func append(_ node: TaskNode) {
-        indexByID[node.id] = node.index
-        nodes.append(node)
+        names.add(id, nodes: start..<nodes.count)
     }
 
     /// Each node's edges, from its task's `needs` in order; an edge named twice (`needs: [make, make[a]]`)
@@ -86,28 +95,33 @@ private struct Expansion {
     func resolveNeeds(diagnostics: inout Diagnostics) -> (dependencies: [[Int]], locations: [[SourceLocation]]) {
         var dependencies = [[Int]](repeating: [], count: nodes.count)
         var locations = [[SourceLocation]](repeating: [], count: nodes.count)
-        // lastAddedBy[d] == n means node n already has an edge to d: a constant-time duplicate check.
+        // lastAddedBy[d] == n means node n already has an edge to d: a constant-time duplicate check,
+        // valid because each node's edges are all added before the next node's.
         var lastAddedBy = [Int](repeating: -1, count: nodes.count)
-        for node in nodes {
-            for need in node.spec.needs {
-                guard let targets = targets(of: need.value) else {
+        // A task's needs, resolved once for all of its items; the buffer is reused from task to task.
+        var resolved: [(targets: Range<Int>, location: SourceLocation)] = []
+        for taskIndex in tasks.indices {
+            resolved.removeAll(keepingCapacity: true)
+            for need in tasks[taskIndex].needs {
+                guard let targets = names.nodes(named: need.value) else {
                     // Only the item id of a dynamic fan-out gets here from a loaded file: it is unknown until run time.
                     let hint = Suggestion.hint(for: need.value.rawValue, in: TaskGraph.nameCandidates(in: nodes))
-                    diagnostics.error("task '\(node.baseID)' needs unknown task '\(need.value)'\(hint)", at: need.location)
+                    diagnostics.error(
+                        "task '\(tasks[taskIndex].id)' needs unknown task '\(need.value)'\(hint)", at: need.location)
                     continue
                 }
-                for target in targets where lastAddedBy[target] != node.index {
-                    lastAddedBy[target] = node.index
-                    dependencies[node.index].append(target)
-                    locations[node.index].append(need.location)
+                resolved.append((targets, need.location))
+            }
+            for node in nodesOfTask[taskIndex] {
+                for (targets, location) in resolved {
+                    for target in targets where lastAddedBy[target] != node {
+                        lastAddedBy[target] = node
+                        dependencies[node].append(target)
+                        locations[node].append(location)
+                    }
                 }
             }
         }
         return (dependencies, locations)
-    }
-
-    private func targets(of id: TaskID) -> Range<Int>? {
-        if let range = indicesByBaseID[id] { return range }
-        return indexByID[id].map { $0..<($0 + 1) }
     }
 }

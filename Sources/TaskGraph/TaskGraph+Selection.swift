@@ -7,7 +7,8 @@ extension TaskGraph {
     /// Nodes keep their file order and are renumbered from 0; the subgraph keeps the whole `pipeline`.
     /// Linear in the nodes and edges of the graph.
     /// - Parameters:
-    ///   - ids: each a task's id (all its items, for a fan-out) or one item's id such as `make[a]`.
+    ///   - ids: each a task's id (all its items, for a fan-out) or one item's id such as `make[a]`; an
+    ///     empty list selects nothing.
     ///   - diagnostics: receives an error, with no location, for each name that is no task.
     /// - Returns: the subgraph, or `nil` when some name is unknown.
     public func selecting(_ ids: [String], diagnostics: inout Diagnostics) -> TaskGraph? {

@@ -5,7 +5,8 @@ import PipelineModel
 ///
 /// Nodes are numbered in expanded file order; every adjacency list holds node indices. Edges point
 /// both ways: `dependencies[i]` are the nodes node `i` needs, `dependents[i]` the nodes that need it.
-/// Make one with `build(_:diagnostics:)`, which refuses a pipeline whose needs form a cycle.
+/// Make one with `build(_:diagnostics:)`, which refuses a pipeline whose needs form a cycle. An immutable
+/// value, safe to share between threads.
 public struct TaskGraph: Sendable {
     /// The pipeline the graph was built from; a selected subgraph keeps the whole pipeline.
     public let pipeline: Pipeline
@@ -23,14 +24,13 @@ public struct TaskGraph: Sendable {
     /// For each node, the number of edges on the longest path from a node that needs nothing (which has level 0).
     public let levels: [Int]
 
-    private let indexByID: [TaskID: Int]
-    /// The nodes of each task as the file names it; a fan-out's items are adjacent in file order.
-    private let indicesByBaseID: [TaskID: Range<Int>]
+    private let names: NodeNames
 
-    /// Assembles a graph whose ids are unique and whose `topologicalOrder` was computed from `dependencies`.
+    /// Assembles a graph whose ids are unique and whose `topologicalOrder` was computed from `dependencies`;
+    /// `names` may pass the name table when the caller already has it.
     init(
         pipeline: Pipeline, nodes: [TaskNode], dependencies: [[Int]], dependencyLocations: [[SourceLocation]],
-        dependents: [[Int]], topologicalOrder: [Int]
+        dependents: [[Int]], topologicalOrder: [Int], names: NodeNames? = nil
     ) {
         self.pipeline = pipeline
         self.nodes = nodes
@@ -39,35 +39,26 @@ public struct TaskGraph: Sendable {
         self.dependents = dependents
         self.topologicalOrder = topologicalOrder
         self.levels = Self.levels(dependencies: dependencies, topologicalOrder: topologicalOrder)
-        var indexByID: [TaskID: Int] = [:]
-        var indicesByBaseID: [TaskID: Range<Int>] = [:]
-        indexByID.reserveCapacity(nodes.count)
-        for node in nodes {
-            indexByID[node.id] = node.index
-            let range = indicesByBaseID[node.baseID].map { $0.lowerBound..<(node.index + 1) }
-            indicesByBaseID[node.baseID] = range ?? node.index..<(node.index + 1)
-        }
-        self.indexByID = indexByID
-        self.indicesByBaseID = indicesByBaseID
+        self.names = names ?? NodeNames(nodes)
     }
 
     /// The index of the node with this id (`make[a]`, `photo`), in constant time.
-    public func index(of id: TaskID) -> Int? { indexByID[id] }
+    public func index(of id: TaskID) -> Int? {
+        // A fan-out's id names its items, not a node of its own, so the node found must carry the id.
+        guard let range = names.nodes(named: id), range.count == 1, nodes[range.lowerBound].id == id else { return nil }
+        return range.lowerBound
+    }
 
     /// The nodes a user means by `name`: all items of the task the file calls `name`, or the one node
     /// whose id is `name` (an item such as `make[a]`); `nil` when nothing is called that.
-    public func indices(named name: String) -> Range<Int>? {
-        let id = TaskID(name)
-        if let range = indicesByBaseID[id] { return range }
-        return indexByID[id].map { $0..<($0 + 1) }
-    }
+    public func indices(named name: String) -> Range<Int>? { names.nodes(named: TaskID(name)) }
 
     /// The QoS a node's work runs with: the task's own `qos`, else its queue's, else `nil` (the default).
     public func qualityOfService(ofNode index: Int) -> QualityOfService? {
         guard nodes.indices.contains(index) else { return nil }
-        let spec = nodes[index].spec
-        if let qos = spec.qos { return qos }
-        guard let queue = spec.queue else { return nil }
+        let node = nodes[index]
+        if let qos = node.specField(\.qos) { return qos }
+        guard let queue = node.specField(\.queue) else { return nil }
         return pipeline.queue(named: queue.value)?.qos
     }
 

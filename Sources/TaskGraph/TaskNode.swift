@@ -7,24 +7,38 @@ public struct TaskNode: Sendable {
     public var id: TaskID
     /// The node's position in expanded file order, 0-based; also its index in `TaskGraph.nodes`.
     public var index: Int
-    /// The task as the file declares it; shared by all items of one fan-out.
-    public var spec: TaskSpec
     /// The item this node stands for, for a static fan-out; `nil` otherwise.
     public var item: ForeachItem?
     /// True for a `foreach: {from:}` task, which stays one node until its list is read at run time.
     public var isDynamicFanOut: Bool
+    /// The pipeline's task list and this node's entry in it. A `TaskSpec` is a few hundred bytes of
+    /// fields; pointing into the shared list keeps a node small, so building and selecting 100,000 nodes
+    /// copies no spec, and the items of a fan-out share their task.
+    private let specs: [TaskSpec]
+    let specIndex: Int
 
     /// Makes a node; the graph builder is the usual source of nodes.
     public init(id: TaskID, index: Int, spec: TaskSpec, item: ForeachItem? = nil, isDynamicFanOut: Bool = false) {
+        self.init(id: id, index: index, specs: [spec], specIndex: 0, item: item, isDynamicFanOut: isDynamicFanOut)
+    }
+
+    init(id: TaskID, index: Int, specs: [TaskSpec], specIndex: Int, item: ForeachItem? = nil, isDynamicFanOut: Bool = false) {
         self.id = id
         self.index = index
-        self.spec = spec
+        self.specs = specs
+        self.specIndex = specIndex
         self.item = item
         self.isDynamicFanOut = isDynamicFanOut
     }
 
+    /// The task as the file declares it; the same for all items of one fan-out.
+    public var spec: TaskSpec { specs[specIndex] }
+
     /// The id written in the file: `make` for every item `make[…]`.
-    public var baseID: TaskID { spec.id }
+    public var baseID: TaskID { specs[specIndex].id }
+
+    /// Reads one field of the spec without copying the rest (`spec` copies the whole value out).
+    func specField<Field>(_ field: KeyPath<TaskSpec, Field>) -> Field { specs[specIndex][keyPath: field] }
 
     /// How exports and plans show the node: its id, or `photo[*]` for a dynamic fan-out.
     public var displayName: String { isDynamicFanOut ? "\(id.rawValue)[*]" : id.rawValue }

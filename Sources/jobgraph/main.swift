@@ -1,1 +1,3 @@
-print("jobgraph")
+import JobGraphCLI
+
+await Entrypoint.main()

@@ -66,6 +66,17 @@ import Testing
         #expect(graph.dependencyLocations[2] == [itemEntry, baseEntry])
     }
 
+    @Test func eachItemOfAFanOutKeepsARepeatedEdgeOnce() throws {
+        var sketch = PipelineSketch()
+        sketch.task("make", items: ["a", "b"])
+        sketch.task("test", needs: ["make", "make[b]"], items: ["x", "y"])
+        let graph = try #require(sketch.graph().graph)
+
+        #expect(graph.needsByID["test[x]"] == ["make[a]", "make[b]"])
+        #expect(graph.needsByID["test[y]"] == ["make[a]", "make[b]"])
+        #expect(graph.dependents[1] == [2, 3])
+    }
+
     @Test func aDynamicFanOutStaysOneMarkedNode() throws {
         var sketch = PipelineSketch()
         sketch.task("fetch-list")

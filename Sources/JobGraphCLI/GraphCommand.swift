@@ -1,0 +1,43 @@
+import ArgumentParser
+import JobGraphBasics
+import Reporters
+import TaskGraph
+
+struct GraphCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "graph",
+        abstract: "Print the task graph for other tools: Graphviz dot, Mermaid or JSON."
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case dot, mermaid, json
+    }
+
+    @OptionGroup var pipeline: PipelineOptions
+
+    @Option(help: "dot, mermaid or json.")
+    var format: Format = .dot
+
+    @Argument(help: "Only these tasks and what they need.")
+    var tasks: [String] = []
+
+    func run() async throws {
+        var graph = try checkedGraph(pipeline)
+        if !tasks.isEmpty { graph = try selected(tasks, from: graph) }
+        let text = switch format {
+        case .dot: graph.dotText
+        case .mermaid: graph.mermaidText
+        case .json: try graph.jsonText
+        }
+        Console.standardOutput.write(text.hasSuffix("\n") ? text : text + "\n")
+    }
+}
+
+/// The subgraph of the named tasks and what they need; an unknown name is a command-line error (exit 2).
+func selected(_ names: [String], from graph: TaskGraph) throws -> TaskGraph {
+    var diagnostics = Diagnostics()
+    let subgraph = graph.selecting(names, diagnostics: &diagnostics)
+    report(diagnostics)
+    guard let subgraph, !diagnostics.hasErrors else { throw ExitCode(ExitStatus.invalid) }
+    return subgraph
+}

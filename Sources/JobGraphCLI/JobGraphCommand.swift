@@ -1,0 +1,18 @@
+import ArgumentParser
+
+/// The `jobgraph` command and its subcommands.
+public struct JobGraphCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "jobgraph",
+        abstract: "Run a declarative graph of jobs: shell commands and built-in steps with dependencies, priorities, QoS and queues.",
+        version: JobGraphVersion.current,
+        subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, ListCommand.self]
+    )
+
+    public init() {}
+}
+
+/// The released version, printed by `--version`.
+public enum JobGraphVersion {
+    public static let current = "0.1.0"
+}

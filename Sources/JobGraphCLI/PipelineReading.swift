@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import JobGraphBasics
+import PipelineModel
+import Reporters
+import TaskGraph
+
+/// Loads and checks the pipeline for a command, printing every diagnostic; a pipeline with errors ends
+/// the command with exit status 2 (contract: "Exit codes").
+func checkedGraph(_ options: PipelineOptions) throws -> TaskGraph {
+    var diagnostics = Diagnostics()
+    let graph = PipelineCheck.graph(contentsOf: options.file, variableOverrides: options.variableOverrides, diagnostics: &diagnostics)
+    report(diagnostics)
+    guard let graph, !diagnostics.hasErrors else { throw ExitCode(ExitStatus.invalid) }
+    return graph
+}
+
+/// Prints diagnostics to standard error; on a terminal with the source line and a caret.
+func report(_ diagnostics: Diagnostics) {
+    guard !diagnostics.all.isEmpty else { return }
+    let console = Console.standardError
+    let interactive = console.isInteractiveTerminal(environment: ProcessInfo.processInfo.environment)
+    let printer = DiagnosticPrinter(sourceLines: interactive ? SourceLineReader().line(at:) : nil)
+    var lines = printer.render(diagnostics)
+    if interactive, diagnostics.errorCount > 0 {
+        lines.append(plural(diagnostics.errorCount, "error") + " found")
+    }
+    console.write(lines: lines)
+}
+
+private func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+
+/// Reads source lines for diagnostics shown on a terminal.
+private struct SourceLineReader: Sendable {
+    @Sendable func line(at location: SourceLocation) -> String? {
+        guard let data = FileManager.default.contents(atPath: location.file) else { return nil }
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        guard location.line >= 1, location.line <= lines.count else { return nil }
+        return String(lines[location.line - 1])
+    }
+}

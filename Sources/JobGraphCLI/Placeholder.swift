@@ -1,1 +1,0 @@
-// wired up once the task graph lands

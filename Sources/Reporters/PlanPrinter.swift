@@ -1,0 +1,75 @@
+import Execution
+import PipelineModel
+import TaskGraph
+
+/// Renders `run --dry-run`: the tasks in an order they could start, with what decides their scheduling.
+public struct PlanPrinter: Sendable {
+    /// The overall limit the run would use (`--jobs`).
+    public var jobs: Int
+
+    public init(jobs: Int) {
+        self.jobs = jobs
+    }
+
+    public func render(_ graph: TaskGraph, processorCount: Int) -> [String] {
+        let layout = QueueLayout(graph: graph, jobs: jobs, processorCount: processorCount)
+        let order = Plan(graph: graph, layout: layout, jobs: jobs, keepGoing: false).startOrder()
+        var table = TextTable(header: ["step", "task", "queue", "priority", "qos", "needs", "notes"])
+        for (step, index) in order.enumerated() {
+            let node = graph.nodes[index]
+            let needs = graph.dependencies[index].map { graph.nodes[$0].id.rawValue }
+            table.rows.append([
+                String(step + 1), node.id.rawValue, layout.names[layout.queueOfTask[index]], node.spec.priority.rawValue,
+                (graph.qualityOfService(ofNode: index) ?? .default).rawValue, needs.isEmpty ? "-" : needs.joined(separator: ", "),
+                notes(for: node).joined(separator: "; "),
+            ])
+        }
+        let queueCount = Set(layout.queueOfTask).count
+        let title = "plan for \(graph.pipeline.file): \(plural(graph.nodes.count, "task")) on \(plural(queueCount, "queue")), at most \(jobs) at once"
+        return [title] + table.render()
+    }
+
+    private func notes(for node: TaskNode) -> [String] {
+        var notes: [String] = []
+        let spec = node.spec
+        notes.append(spec.action.keyword == "run" ? describeRun(spec.action) : spec.action.keyword)
+        if let item = node.item { notes.append("item '\(item.value)'") }
+        if node.isDynamicFanOut, case .file(let source)? = spec.foreach {
+            notes.append("fan-out from \(source) at run time")
+        }
+        if spec.when != .success { notes.append("when \(spec.when.rawValue)") }
+        if !spec.conditions.isEmpty { notes.append("if " + spec.conditions.map(\.summary).joined(separator: " and ")) }
+        if !spec.exclusive.isEmpty { notes.append("exclusive " + spec.exclusive.joined(separator: ", ")) }
+        if spec.service != nil { notes.append("service") }
+        if spec.retries > 0 { notes.append("retries \(spec.retries)") }
+        if let timeout = spec.timeout { notes.append("timeout \(formatSeconds(timeout))") }
+        if spec.allowFailure { notes.append("failure allowed") }
+        return notes
+    }
+
+    private func describeRun(_ action: Action) -> String {
+        guard case .run(let commands) = action else { return action.keyword }
+        return commands.count == 1 ? "run" : "run \(commands.count) commands"
+    }
+}
+
+func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+
+func formatSeconds(_ seconds: Double) -> String {
+    if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600))h" }
+    if seconds >= 60, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
+    if seconds == seconds.rounded() { return "\(Int(seconds))s" }
+    return "\(seconds)s"
+}
+
+extension Condition {
+    /// A short reading of the condition, for plans and lists.
+    public var summary: String {
+        switch self {
+        case .fileExists(let path): "file \(path) exists"
+        case .environmentSet(let name): "$\(name) set"
+        case .command(let command): "`\(command)` succeeds"
+        case .reachable(let host, let port): "\(host):\(port) reachable"
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import PipelineModel
+import TaskGraph
+
+/// Renders `jobgraph list`: each task as the file declares it, with its description.
+public struct TaskListPrinter: Sendable {
+    public init() {}
+
+    public func render(_ pipeline: Pipeline) -> [String] {
+        var table = TextTable(header: ["task", "description"])
+        for task in pipeline.tasks {
+            var id = task.id.rawValue
+            var description = task.description ?? ""
+            switch task.foreach {
+            case .items(let items)?:
+                id += "[*]"
+                let shown = items.prefix(5).map(\.value).joined(separator: ", ")
+                description += (description.isEmpty ? "" : " ") + "(\(plural(items.count, "item")): \(shown)\(items.count > 5 ? ", …" : ""))"
+            case .file(let source)?:
+                id += "[*]"
+                description += (description.isEmpty ? "" : " ") + "(items from \(source))"
+            case nil:
+                break
+            }
+            table.rows.append([id, description])
+        }
+        let title = pipeline.name.map { "\($0) (\(pipeline.file))" } ?? pipeline.file
+        return [title + ": " + plural(pipeline.tasks.count, "task")] + table.render()
+    }
+}
