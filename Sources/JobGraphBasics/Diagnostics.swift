@@ -5,6 +5,8 @@
 public struct Diagnostics: Sendable {
     public private(set) var all: [Diagnostic] = []
     private var seen: Set<Diagnostic> = []
+    /// Whether the last error or warning was kept; its notes follow its fate.
+    private var lastKept = true
 
     public init() {}
 
@@ -12,9 +14,15 @@ public struct Diagnostics: Sendable {
     public var errorCount: Int { all.count { $0.severity == .error } }
 
     /// Adds a diagnostic; an identical one (same place, same words) is kept once, since a
-    /// `defaults` entry applied to many tasks would otherwise repeat its mistake for each.
+    /// `defaults` entry applied to many tasks would otherwise repeat its mistake for each. A note is
+    /// kept exactly when the diagnostic it explains was kept, so two cycles sharing a hop both keep it.
     public mutating func append(_ diagnostic: Diagnostic) {
-        if seen.insert(diagnostic).inserted { all.append(diagnostic) }
+        if diagnostic.severity == .note {
+            if lastKept { all.append(diagnostic) }
+            return
+        }
+        lastKept = seen.insert(diagnostic).inserted
+        if lastKept { all.append(diagnostic) }
     }
 
     public mutating func append(contentsOf other: Diagnostics) {

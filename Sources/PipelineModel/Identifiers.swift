@@ -13,9 +13,11 @@ public struct TaskID: Hashable, Comparable, Sendable, CustomStringConvertible, E
 
     /// Letters, digits, `-`, `_` and `.`, not empty (contract: "task id").
     public static func isValid(_ text: String) -> Bool {
-        !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-                || scalar == "-" || scalar == "_" || scalar == ".")
+        // Bytes, not Unicode properties: ids are ASCII, and a large file checks many of them.
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
         }
     }
 }

@@ -39,8 +39,9 @@ public struct Pipeline: Sendable {
 public struct Variable: Hashable, Sendable {
     public var name: String
     public var value: String
-    public var location: SourceLocation
-    public init(name: String, value: String, location: SourceLocation) {
+    /// Where the variable is declared under `vars`; `nil` for one added with `--var`.
+    public var location: SourceLocation?
+    public init(name: String, value: String, location: SourceLocation?) {
         self.name = name
         self.value = value
         self.location = location

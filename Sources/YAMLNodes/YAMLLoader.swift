@@ -98,7 +98,15 @@ private final class Composer {
             let isPlain = scalar.style == YAML_PLAIN_SCALAR_STYLE
             let tag = scalar.tag.map { String(cString: $0) }
             guard let value = resolve(text, isPlain: isPlain, tag: tag, at: start) else { return true }
-            let node = YAMLNode(.scalar(YAMLScalar(text: text, value: value, isPlain: isPlain)), at: start)
+            let style: YAMLScalarStyle = switch scalar.style {
+            case YAML_SINGLE_QUOTED_SCALAR_STYLE: .singleQuoted
+            case YAML_DOUBLE_QUOTED_SCALAR_STYLE: .doubleQuoted
+            case YAML_LITERAL_SCALAR_STYLE: .literal
+            case YAML_FOLDED_SCALAR_STYLE: .folded
+            default: .plain
+            }
+            let end = location(event.end_mark)
+            let node = YAMLNode(.scalar(YAMLScalar(text: text, value: value, isPlain: isPlain, style: style, end: end)), at: start)
             return add(node, size: 1, anchor: scalar.anchor.map { String(cString: $0) })
         case YAML_ALIAS_EVENT:
             let name = event.data.alias.anchor.map { String(cString: $0) } ?? ""

@@ -72,12 +72,23 @@ public struct YAMLScalar: Sendable, Hashable {
     public var value: YAMLScalarValue
     /// `true` for unquoted scalars; only those are resolved to numbers, booleans and null.
     public var isPlain: Bool
+    /// How the scalar is written, so text inside it can be located in the file.
+    public var style: YAMLScalarStyle
+    /// Just past the scalar's last character (closing quote included), 1-based; `nil` when unknown.
+    public var end: SourceLocation?
 
-    public init(text: String, value: YAMLScalarValue, isPlain: Bool) {
+    public init(text: String, value: YAMLScalarValue, isPlain: Bool, style: YAMLScalarStyle? = nil, end: SourceLocation? = nil) {
         self.text = text
         self.value = value
         self.isPlain = isPlain
+        self.style = style ?? (isPlain ? .plain : .doubleQuoted)
+        self.end = end
     }
+}
+
+/// How a scalar is written: plain, quoted, or as a block (`|` literal, `>` folded).
+public enum YAMLScalarStyle: Sendable, Hashable {
+    case plain, singleQuoted, doubleQuoted, literal, folded
 }
 
 /// What a scalar means under the YAML 1.2 core schema: only `true`/`false` are booleans, so `yes`,

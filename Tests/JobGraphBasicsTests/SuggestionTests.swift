@@ -41,3 +41,17 @@ import Testing
         #expect(diagnostics.errorCount == 2)
     }
 }
+
+@Suite struct DiagnosticsNotesTests {
+    @Test func aNoteRepeatsWhenItsErrorIsNewAndDropsWhenItsErrorRepeats() {
+        let hop = SourceLocation(file: "f", line: 3, column: 3)
+        var diagnostics = Diagnostics()
+        diagnostics.error("cycle one", at: SourceLocation(file: "f", line: 5, column: 1))
+        diagnostics.note("'x' needs 'y' here", at: hop)
+        diagnostics.error("cycle two", at: SourceLocation(file: "f", line: 7, column: 1))
+        diagnostics.note("'x' needs 'y' here", at: hop)
+        diagnostics.error("cycle two", at: SourceLocation(file: "f", line: 7, column: 1))
+        diagnostics.note("'x' needs 'y' here", at: hop)
+        #expect(diagnostics.all.map(\.message) == ["cycle one", "'x' needs 'y' here", "cycle two", "'x' needs 'y' here"])
+    }
+}

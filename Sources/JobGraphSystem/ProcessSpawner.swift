@@ -1,0 +1,179 @@
+import Glibc
+
+/// Starts child processes with `posix_spawn`, each in its own process group, with output on one pipe.
+///
+/// Each child gets: stdin from `/dev/null`; stdout and stderr together on a new pipe; no other descriptor
+/// (every descriptor this module opens is close-on-exec, and glibc's `addclosefrom_np` closes the rest);
+/// its own process group (`POSIX_SPAWN_SETPGROUP`, group 0), so one `kill(-pgid)` reaches its
+/// grandchildren; an empty signal mask and default actions for every catchable signal, even though this
+/// process blocks the run-control signals (`SignalSet`). Safe from any thread; `posix_spawn` uses
+/// `CLONE_VFORK`, so no memory is copied however large this process is.
+public struct ProcessSpawner: Sendable {
+    /// The shell for commands that need one.
+    public static let defaultShell = "/bin/sh"
+
+    /// The program cache, shared by every copy of this spawner.
+    public let locator: ProgramLocator
+    /// The shell `spawn(command:…)` uses for text with shell syntax.
+    public var shell: String
+
+    /// A spawner with its own program cache and `/bin/sh`.
+    public init(locator: ProgramLocator = ProgramLocator(), shell: String = ProcessSpawner.defaultShell) {
+        self.locator = locator
+        self.shell = shell
+    }
+
+    /// Starts a `run:` command line: exec'd directly when `ShellCommand` finds no shell syntax, else with
+    /// `shell -c command`.
+    ///
+    /// The program is looked up in the `PATH` of `environment`. A program that is missing, not executable or
+    /// not an executable format falls back to the shell, so the user sees the shell's usual message and
+    /// status (127 or 126), exactly as if the command had gone through the shell from the start.
+    /// - Parameters:
+    ///   - command: the command text.
+    ///   - environment: the child's complete environment, `NAME=value`.
+    ///   - workingDirectory: where it starts; `nil` keeps this process's directory.
+    ///   - niceness: 0–19 (see `SpawnConfiguration.niceness`).
+    /// - Throws: `SystemError` when even the shell cannot be started (no pipe, no memory, no shell).
+    public func spawn(
+        command: String, environment: [String], workingDirectory: String? = nil, niceness: CInt = 0
+    ) throws(SystemError) -> ChildProcess {
+        var configuration = SpawnConfiguration(
+            executablePath: shell, arguments: [shell, "-c", command], environment: environment,
+            workingDirectory: workingDirectory, niceness: niceness)
+        if case .direct(let words) = ShellCommand(command), let program = words.first,
+           let path = program.contains("/") ? program : locator.locate(program, searchPath: searchPath(in: environment)) {
+            var direct = configuration
+            direct.executablePath = path
+            direct.arguments = words
+            do throws(SystemError) {
+                return try spawn(direct)
+            } catch where Self.shellExplainsBetter(error.errno) {
+                // Fall through to the shell, which prints "not found" or "Permission denied" and exits
+                // 127 or 126, or runs a script without a #! line, as `execvp` would.
+            }
+        }
+        configuration.arguments = [shell, "-c", command]
+        return try spawn(configuration)
+    }
+
+    /// Starts the program `configuration` describes.
+    ///
+    /// Niceness is applied right after `posix_spawn` returns, with `setpriority(PRIO_PGRP, pid, n)`. glibc's
+    /// `posix_spawn` waits (`CLONE_VFORK`) until the child has exec'd, so the program is already running
+    /// when this call returns; setting the whole group catches anything it forked in those microseconds,
+    /// and later descendants inherit the value. POSIX offers no spawn attribute for niceness, and the
+    /// alternatives cost more: wrapping the command in `nice -n` adds an exec per task, and changing this
+    /// thread's own niceness around the spawn could not be undone without privilege.
+    /// - Returns: the running child; the caller owns its descriptors (see `ChildProcess`).
+    /// - Throws: `SystemError` whose `subject` is the executable path: `ENOENT`, `EACCES`, `ENOEXEC` and the
+    ///   like from `posix_spawn`, `EINVAL` for an argument holding a NUL byte, or a failure to create the
+    ///   pipe or pidfd or to set the niceness (in which case the child is killed and reaped first).
+    public func spawn(_ configuration: SpawnConfiguration) throws(SystemError) -> ChildProcess {
+        let program = configuration.executablePath
+        guard let argv = CStringArray(configuration.arguments), let envp = CStringArray(configuration.environment)
+        else { throw SystemError("posix_spawn", errno: .invalidArgument, subject: program) }
+
+        let pipe = try FileDescriptor.makePipe()
+        let pid: pid_t
+        do throws(SystemError) {
+            try pipe.readEnd.setNonBlocking()
+            pid = try withSpawnSettings(configuration, output: pipe.writeEnd) { (actions, attributes) throws(SystemError) in
+                var pid: pid_t = 0
+                try sysReturningError("posix_spawn", subject: program) {
+                    posix_spawn(&pid, program, actions, attributes, argv.pointers, envp.pointers)
+                }
+                return pid
+            }
+        } catch {
+            pipe.readEnd.closeIgnoringErrors()
+            pipe.writeEnd.closeIgnoringErrors()
+            throw error
+        }
+        // Only the child keeps the write end; once it (and its descendants) exit, reading gives EOF.
+        pipe.writeEnd.closeIgnoringErrors()
+
+        do throws(SystemError) {
+            let pidfdOpen = try LinuxCalls.require(LinuxCalls.pidFDOpen, "pidfd_open")
+            // The pid cannot be reused before we reap it, so opening the pidfd after the spawn is race-free.
+            let exitDescriptor = FileDescriptor(rawValue: try sys("pidfd_open", subject: program) { pidfdOpen(pid, 0) })
+            if configuration.niceness != 0 {
+                do throws(SystemError) {
+                    _ = try sys("setpriority", subject: program) {
+                        setpriority(__priority_which_t(PRIO_PGRP.rawValue), id_t(pid), configuration.niceness)
+                    }
+                } catch where error.errno == .noSuchProcess {
+                    // The whole group already exited: there is nothing left to deprioritise.
+                } catch {
+                    exitDescriptor.closeIgnoringErrors()
+                    throw error
+                }
+            }
+            return ChildProcess(id: ProcessID(rawValue: pid), output: pipe.readEnd, exitDescriptor: exitDescriptor)
+        } catch {
+            // A child we cannot watch or deprioritise must not run on unobserved.
+            kill(-pid, SIGKILL)
+            var status: CInt = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            pipe.readEnd.closeIgnoringErrors()
+            throw error
+        }
+    }
+
+    /// Statuses for which `sh -c` gives the user the familiar message and exit status.
+    private static func shellExplainsBetter(_ errno: Errno) -> Bool {
+        errno == .noSuchFileOrDirectory || errno == .permissionDenied || errno == .notExecutableFormat
+            || errno == .notDirectory || errno == .isDirectory
+    }
+
+    /// The `PATH` entry of `environment`, or `execvp`'s default.
+    private func searchPath(in environment: [String]) -> String {
+        for entry in environment where entry.hasPrefix("PATH=") { return String(entry.dropFirst(5)) }
+        return ProgramLocator.defaultSearchPath
+    }
+
+    /// Builds the file actions and attributes, calls `body`, and destroys both.
+    private func withSpawnSettings<Result>(
+        _ configuration: SpawnConfiguration, output: FileDescriptor,
+        _ body: (UnsafePointer<posix_spawn_file_actions_t>, UnsafePointer<posix_spawnattr_t>) throws(SystemError) -> Result
+    ) throws(SystemError) -> Result {
+        var actions = posix_spawn_file_actions_t()
+        try sysReturningError("posix_spawn_file_actions_init") { posix_spawn_file_actions_init(&actions) }
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var attributes = posix_spawnattr_t()
+        try sysReturningError("posix_spawnattr_init") { posix_spawnattr_init(&attributes) }
+        defer { posix_spawnattr_destroy(&attributes) }
+
+        // Order matters if this process runs with 0–2 closed and the pipe got one of those numbers:
+        // duplicate first, then open /dev/null over 0. glibc clears close-on-exec for dup2(fd, fd).
+        try sysReturningError("posix_spawn_file_actions_adddup2") {
+            posix_spawn_file_actions_adddup2(&actions, output.rawValue, STDOUT_FILENO)
+        }
+        try sysReturningError("posix_spawn_file_actions_adddup2") {
+            posix_spawn_file_actions_adddup2(&actions, output.rawValue, STDERR_FILENO)
+        }
+        try sysReturningError("posix_spawn_file_actions_addopen") {
+            posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        }
+        if let directory = configuration.workingDirectory {
+            let addChdir = try LinuxCalls.require(LinuxCalls.addChdir, "posix_spawn_file_actions_addchdir_np")
+            try sysReturningError("posix_spawn_file_actions_addchdir_np", subject: directory) {
+                addChdir(&actions, directory)
+            }
+        }
+        if let addClosefrom = LinuxCalls.addClosefrom {
+            try sysReturningError("posix_spawn_file_actions_addclosefrom_np") { addClosefrom(&actions, 3) }
+        }
+
+        let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        try sysReturningError("posix_spawnattr_setflags") { posix_spawnattr_setflags(&attributes, Int16(flags)) }
+        try sysReturningError("posix_spawnattr_setpgroup") { posix_spawnattr_setpgroup(&attributes, 0) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        try sysReturningError("posix_spawnattr_setsigmask") { posix_spawnattr_setsigmask(&attributes, &emptyMask) }
+        var defaults = SignalSet.allCatchable
+        try sysReturningError("posix_spawnattr_setsigdefault") { posix_spawnattr_setsigdefault(&attributes, &defaults) }
+
+        return try body(&actions, &attributes)
+    }
+}

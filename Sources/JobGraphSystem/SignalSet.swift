@@ -1,0 +1,55 @@
+import Glibc
+
+/// A set of signals to block and then read through an `EventLoop` instead of a C signal handler.
+///
+/// **Block before any other thread starts.** A process-directed signal goes to any one thread that does not
+/// block it. Threads inherit their creator's mask, so `blockInCallingThread()` must run first thing in
+/// `main`, before Dispatch, the Swift concurrency pool, an `OperationQueue` or an `EventLoop` has created a
+/// thread; otherwise an older thread may receive SIGINT and the default action ends the process before the
+/// loop reads it. Children do not inherit the mask: `ProcessSpawner` resets it in each child.
+public struct SignalSet: Hashable, Sendable, ExpressibleByArrayLiteral {
+    /// The signals in the set.
+    public var signals: Set<ProcessSignal>
+
+    /// A set holding `signals`.
+    public init(_ signals: some Sequence<ProcessSignal>) { self.signals = Set(signals) }
+
+    /// A set holding the listed signals.
+    public init(arrayLiteral elements: ProcessSignal...) { self.init(elements) }
+
+    /// The signals a run reacts to (CONTRACT.md): cancel, suspend and resume the queues, job control.
+    ///
+    /// SIGCHLD is not included: exits arrive through pidfds, so SIGCHLD keeps its default action, which
+    /// discards the signal but (unlike `SIG_IGN`) leaves exited children for us to reap.
+    public static let runControl: SignalSet = [.interrupt, .terminate, .user1, .user2, .terminalStop, .continue]
+
+    /// Adds the set to the calling thread's blocked signals (`pthread_sigmask(SIG_BLOCK)`).
+    ///
+    /// Call it from `main` before any thread exists (see the type's documentation).
+    /// - Throws: `SystemError` from `pthread_sigmask`.
+    public func blockInCallingThread() throws(SystemError) {
+        var mask = cSet
+        try sysReturningError("pthread_sigmask") { pthread_sigmask(SIG_BLOCK, &mask, nil) }
+    }
+
+    /// The set as a C `sigset_t`.
+    var cSet: sigset_t {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for signal in signals { sigaddset(&mask, signal.number) }
+        return mask
+    }
+
+    /// Every signal a child should start with at its default action: all standard signals but SIGKILL and
+    /// SIGSTOP (which cannot be changed). Only "ignored" survives `exec` (handlers are reset anyway), and
+    /// glibc's spawn helper visits each signal regardless, so naming them all costs nothing and also
+    /// covers whatever this process or a library chose to ignore, SIGPIPE included.
+    static var allCatchable: sigset_t {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for number in 1..<CInt(32) where number != SIGKILL && number != SIGSTOP {
+            sigaddset(&mask, number)
+        }
+        return mask
+    }
+}

@@ -1,0 +1,260 @@
+import JobGraphBasics
+import YAMLNodes
+
+extension Pipeline {
+    /// The top-level keys, in the order messages list them (contract: "The pipeline file").
+    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure"])
+
+    /// Decodes a whole document, reporting every problem to `decoder`.
+    ///
+    /// Cross-references (`needs`, `queue`) are checked here too, against every task id the file
+    /// declares, so a task with a mistake of its own is still a valid target.
+    /// - Returns: the pipeline as far as it could be decoded; usable only when no error was added.
+    static func decode(
+        _ root: YAMLNode, file: String, variableOverrides: [String: String], decoder: inout NodeDecoder
+    ) -> Pipeline {
+        var pipeline = Pipeline(file: file)
+        guard let entries = root.mapping else {
+            decoder.error(
+                "expected a mapping with 'version' and 'tasks' at the top of the file, found \(NodeDecoder.found(root))", at: root)
+            return pipeline
+        }
+        var values: [String: YAMLMappingEntry] = [:]
+        for known in decoder.knownEntries(entries, allowed: keys, in: nil, keyNoun: "top-level key") {
+            values[known.key] = known.entry
+        }
+        // A misspelt `tasks:` is already reported as an unknown key with the right spelling; saying
+        // that `tasks` is missing as well would only repeat it.
+        let misspelt = Set(entries.compactMap { entry in
+            entry.keyText.flatMap { keys.contains($0) ? nil : Suggestion.closest(to: $0, in: keys.ordered) }
+        })
+
+        if let version = values["version"] {
+            if let scalar = version.value.scalar, scalar.value != .null {
+                if scalar.text != "1" {
+                    decoder.error("unsupported version '\(NodeDecoder.shortened(scalar.text))'; the only version is 1", at: version.value)
+                }
+            } else {
+                decoder.error("expected 'version: 1', found \(NodeDecoder.found(version.value))", at: version.value)
+            }
+        } else if !misspelt.contains("version") {
+            decoder.error("missing 'version'; the only version is 1", at: root)
+        }
+        if let name = values["name"], name.value.scalar?.value != .null {
+            pipeline.name = decoder.text(name.value, for: "name")
+        }
+
+        // Variables first: every template below is checked against them.
+        pipeline.variables = decodeVariables(values["vars"]?.value, overrides: variableOverrides, decoder: &decoder)
+        decoder.declareVariables(pipeline.variables.map(\.name))
+        if let env = values["env"], env.value.scalar?.value != .null {
+            pipeline.environment = EnvironmentEntry.decodeMapping(env.value, item: .none, decoder: &decoder) ?? []
+        }
+        if let queues = values["queues"], queues.value.scalar?.value != .null {
+            pipeline.queues = QueueSpec.decodeMapping(queues.value, decoder: &decoder)
+        }
+        var defaults: [TaskSpec.Field] = []
+        if let entry = values["defaults"], entry.value.scalar?.value != .null,
+           let defaultEntries = decoder.mapping(entry.value, expected: "a mapping of task keys", for: "defaults") {
+            defaults = decoder.knownEntries(defaultEntries, allowed: TaskSpec.keys, in: "'defaults'")
+                .map { TaskSpec.Field(known: $0, isDefault: true) }
+        }
+
+        var declaredIDs: [String] = []
+        if let tasks = values["tasks"] {
+            (pipeline.tasks, declaredIDs) = decodeTasks(tasks.value, defaults: defaults, decoder: &decoder)
+        } else if !misspelt.contains("tasks") {
+            decoder.error("missing 'tasks'; a pipeline needs at least one task", at: root)
+        }
+
+        for key in ["on_success", "on_failure"] {
+            guard let entry = values[key], entry.value.scalar?.value != .null else { continue }
+            let hook = decoder.nonEmptyTemplate(entry.value, expected: "a shell command", for: key, item: .none)
+            if key == "on_success" { pipeline.onSuccess = hook } else { pipeline.onFailure = hook }
+        }
+
+        PipelineChecks.check(pipeline, declaredTaskIDs: declaredIDs, diagnostics: &decoder.diagnostics)
+        return pipeline
+    }
+
+    private static func decodeTasks(
+        _ node: YAMLNode, defaults: [TaskSpec.Field], decoder: inout NodeDecoder
+    ) -> (tasks: [TaskSpec], declaredIDs: [String]) {
+        if node.scalar?.value == .null || node.mapping?.isEmpty == true || node.sequence?.isEmpty == true {
+            decoder.error("'tasks' is empty; a pipeline needs at least one task", at: node)
+            return ([], [])
+        }
+        guard let entries = node.mapping else {
+            let hint = node.sequence != nil ? "; write each task as 'ID:' with its keys below, not as a '- ' list item" : ""
+            decoder.error("expected a mapping of task ids to tasks for 'tasks', found \(NodeDecoder.found(node))\(hint)", at: node)
+            return ([], [])
+        }
+        var tasks: [TaskSpec] = []
+        tasks.reserveCapacity(entries.count)
+        var declaredIDs: [String] = []
+        declaredIDs.reserveCapacity(entries.count)
+        let defaultKeys = defaults.reduce(UInt64(0)) { $0 | $1.bit }
+
+        for entry in entries {
+            guard let id = entry.keyText, entry.key.scalar != nil else {
+                decoder.error("expected a task id, found \(NodeDecoder.found(entry.key))", at: entry.key)
+                continue
+            }
+            declaredIDs.append(id)
+            if !TaskID.isValid(id) {
+                decoder.error("invalid task id '\(NodeDecoder.shortened(id))'; use letters, digits, '-', '_' and '.'", at: entry.key)
+            }
+            var fields: [TaskSpec.Field] = []
+            switch entry.value.content {
+            case .mapping(let taskEntries):
+                fields = decoder.knownEntries(taskEntries, allowed: TaskSpec.keys, in: "task '\(id)'") {
+                    TaskSpec.Field(known: $0, isDefault: false)
+                }
+            case .scalar(let scalar) where scalar.value == .null:
+                // An empty task still gets `defaults`; with no action there, it is reported as having none.
+                break
+            case .scalar(let scalar):
+                decoder.error(
+                    "expected a mapping of task keys for task '\(id)', found \(NodeDecoder.found(entry.value)); "
+                        + "for a shell command write '\(id): {run: \(NodeDecoder.shortened(scalar.text))}'",
+                    at: entry.value)
+                continue
+            case .sequence:
+                decoder.error("expected a mapping of task keys for task '\(id)', found a list", at: entry.value)
+                continue
+            }
+            if !defaults.isEmpty {
+                var ownKeys = fields.reduce(UInt64(0)) { $0 | $1.bit }
+                // The action keys count as one: a default `run` never joins a task's own `download`.
+                if ownKeys & TaskSpec.Field.actionBits != 0 { ownKeys |= TaskSpec.Field.actionBits }
+                if defaultKeys & ~ownKeys != 0 {
+                    for field in defaults where field.bit & ownKeys == 0 { fields.append(field) }
+                }
+            }
+            tasks.append(TaskSpec.decode(id: id, idNode: entry.key, fields: fields, decoder: &decoder))
+        }
+        return (tasks, declaredIDs)
+    }
+
+    /// `vars`, then `--var` overrides: a known name takes the new value, a new name is added.
+    private static func decodeVariables(
+        _ node: YAMLNode?, overrides: [String: String], decoder: inout NodeDecoder
+    ) -> [Variable] {
+        var variables: [Variable] = []
+        if let node, node.scalar?.value != .null, let entries = decoder.mapping(node, expected: "a mapping of names to values", for: "vars") {
+            for entry in entries {
+                guard let name = entry.keyText, entry.key.scalar != nil else {
+                    decoder.error("expected a variable name, found \(NodeDecoder.found(entry.key))", at: entry.key)
+                    continue
+                }
+                if let problem = Variable.nameProblem(name) {
+                    decoder.error(problem, at: entry.key)
+                    continue
+                }
+                guard let value = scalarText(entry.value, describedAs: "variable '\(name)'", decoder: &decoder) else { continue }
+                variables.append(Variable(name: name, value: value, location: entry.key.location))
+            }
+        }
+        var indexByName: [String: Int] = [:]
+        for (index, variable) in variables.enumerated() { indexByName[variable.name] = index }
+        for name in overrides.keys.sorted() {
+            guard let value = overrides[name] else { continue }
+            if let problem = Variable.nameProblem(name) {
+                decoder.diagnostics.error("\(problem) (given with '--var')", at: nil)
+                continue
+            }
+            if let index = indexByName[name] {
+                variables[index].value = value
+            } else {
+                variables.append(Variable(name: name, value: value, location: nil))
+            }
+        }
+        return variables
+    }
+
+    /// A `vars` or `env` value: any scalar, as written (`NO` and `8080` alike); null or a collection is refused.
+    static func scalarText(_ node: YAMLNode, describedAs what: String, decoder: inout NodeDecoder) -> String? {
+        guard let scalar = node.scalar else {
+            decoder.error("expected a string for \(what), found \(NodeDecoder.found(node))", at: node)
+            return nil
+        }
+        if scalar.value == .null {
+            decoder.error("\(what) has no value; write '\"\"' for an empty string", at: node)
+            return nil
+        }
+        return scalar.text
+    }
+}
+
+extension Variable {
+    /// Why `name` cannot be a variable (it is used in `{{ name }}` and exported to shells), or `nil`.
+    static func nameProblem(_ name: String) -> String? {
+        if name == "item" { return "'item' is reserved for 'foreach' items; choose another variable name" }
+        let scalars = name.unicodeScalars
+        let isValid = scalars.first.map { $0.isASCII && ($0.properties.isAlphabetic || $0 == "_") } == true
+            && scalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+        return isValid ? nil
+            : "invalid variable name '\(NodeDecoder.shortened(name))'; use letters, digits and '_', not starting with a digit"
+    }
+}
+
+extension EnvironmentEntry {
+    /// Whether `name` can be put in a process environment: not empty, no `=`, no NUL.
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && !name.contains("=") && !name.contains("\0")
+    }
+
+    /// An `env` mapping (pipeline or task); each value is a template, written as any scalar.
+    static func decodeMapping(_ node: YAMLNode, item: ItemScope, decoder: inout NodeDecoder) -> [EnvironmentEntry]? {
+        guard let entries = decoder.mapping(node, expected: "a mapping of names to values", for: "env") else { return nil }
+        var environment: [EnvironmentEntry] = []
+        environment.reserveCapacity(entries.count)
+        var isValid = true
+        for entry in entries {
+            guard let name = entry.keyText, entry.key.scalar != nil, isValidName(name) else {
+                decoder.error(
+                    "invalid environment variable name \(NodeDecoder.found(entry.key)) in 'env'; it may not be empty or contain '='",
+                    at: entry.key)
+                isValid = false
+                continue
+            }
+            guard let text = Pipeline.scalarText(entry.value, describedAs: "'\(name)' in 'env'", decoder: &decoder),
+                  let value = TemplateParser.parse(text, in: entry.value, item: item, decoder: &decoder)
+            else {
+                isValid = false
+                continue
+            }
+            environment.append(EnvironmentEntry(name: name, value: value))
+        }
+        return isValid ? environment : nil
+    }
+}
+
+extension QueueSpec {
+    static let keys = KeySet(["max_concurrent", "qos"])
+
+    /// `queues:`, a mapping of names to `{max_concurrent, qos}`; an empty value takes the defaults.
+    static func decodeMapping(_ node: YAMLNode, decoder: inout NodeDecoder) -> [QueueSpec] {
+        guard let entries = decoder.mapping(node, expected: "a mapping of queue names to queues", for: "queues") else { return [] }
+        var queues: [QueueSpec] = []
+        for entry in entries {
+            guard let name = entry.keyText, entry.key.scalar != nil, !name.isEmpty else {
+                decoder.error("expected a queue name, found \(NodeDecoder.found(entry.key))", at: entry.key)
+                continue
+            }
+            var queue = QueueSpec(name: QueueName(name), location: entry.key.location)
+            if entry.value.scalar?.value != .null,
+               let fields = decoder.mapping(entry.value, expected: "a mapping with 'max_concurrent' and 'qos'", for: name) {
+                for known in decoder.knownEntries(fields, allowed: keys, in: "queue '\(name)'") where known.entry.value.scalar?.value != .null {
+                    if known.key == "qos" {
+                        queue.qos = decoder.choice(known.entry.value, for: known.key, noun: "qos")
+                    } else {
+                        queue.maxConcurrent = decoder.integer(known.entry.value, for: known.key, in: 1...Int.max)
+                    }
+                }
+            }
+            queues.append(queue)
+        }
+        return queues
+    }
+}

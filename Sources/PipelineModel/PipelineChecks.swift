@@ -1,0 +1,49 @@
+import JobGraphBasics
+
+/// Checks what one part of the file says about another: `queue` and `needs` must name something declared.
+///
+/// Cycles longer than a task needing itself are the task graph's to find.
+enum PipelineChecks {
+    /// Past this many unknown names, messages stop offering a near match: finding one scans every task.
+    static let suggestionBudget = 100
+
+    /// - Parameter declaredTaskIDs: every id under `tasks`, including tasks that failed to decode.
+    static func check(_ pipeline: Pipeline, declaredTaskIDs: [String], diagnostics: inout Diagnostics) {
+        let taskIDs = Set(declaredTaskIDs)
+        let queueNames = pipeline.queues.map(\.name.rawValue)
+        let declaredQueues = Set(queueNames)
+        var suggestionsLeft = suggestionBudget
+
+        func hint(for word: String, in candidates: [String]) -> String? {
+            guard suggestionsLeft > 0 else { return nil }
+            suggestionsLeft -= 1
+            return Suggestion.closest(to: word, in: candidates)
+        }
+
+        // Indices, not `for task in`: copying each task out of the array costs a retain per field.
+        for index in pipeline.tasks.indices {
+            if let queue = pipeline.tasks[index].queue, !declaredQueues.contains(queue.value.rawValue) {
+                let name = queue.value.rawValue
+                let advice: String
+                if queueNames.isEmpty {
+                    advice = "; declare it under 'queues'"
+                } else if let near = hint(for: name, in: queueNames) {
+                    advice = "; did you mean '\(near)'?"
+                } else {
+                    advice = "; declare it under 'queues' or use \(Suggestion.list(queueNames))"
+                }
+                diagnostics.error("unknown queue '\(name)'\(advice)", at: queue.location)
+            }
+            let id = pipeline.tasks[index].id
+            for need in pipeline.tasks[index].needs {
+                let name = need.value.rawValue
+                if need.value == id {
+                    diagnostics.error("task '\(name)' needs itself; remove it from its 'needs'", at: need.location)
+                } else if !taskIDs.contains(name) {
+                    let advice = hint(for: name, in: declaredTaskIDs).map { "; did you mean '\($0)'?" } ?? "; no task has that id"
+                    diagnostics.error("unknown task '\(name)' in 'needs'\(advice)", at: need.location)
+                }
+            }
+        }
+    }
+}

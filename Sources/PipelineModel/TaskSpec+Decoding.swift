@@ -1,0 +1,241 @@
+import JobGraphBasics
+import YAMLNodes
+
+extension TaskSpec {
+    /// Every key a task (or `defaults`) may set, in the order messages list them.
+    static let keys = KeySet([
+        "description", "run", "parallel", "download", "filter", "needs", "queue", "priority", "qos", "cwd", "env",
+        "timeout", "retries", "retry_delay", "when", "conditions", "exclusive", "inputs", "outputs", "foreach",
+        "service", "on_success", "on_failure", "allow_failure",
+    ])
+
+    /// One key of a task as it will be decoded: written in the task itself, or taken from `defaults`.
+    struct Field {
+        var key: String
+        var entry: YAMLMappingEntry
+        var isDefault: Bool
+        /// The key as one bit, by its place in `TaskSpec.keys`, for cheap sets of keys.
+        var bit: UInt64
+
+        init(known: KnownEntry, isDefault: Bool) {
+            self.key = known.key
+            self.entry = known.entry
+            self.isDefault = isDefault
+            self.bit = 1 << UInt64(known.index)
+        }
+
+        /// The bits of `run`, `parallel`, `download` and `filter`.
+        static let actionBits: UInt64 = Action.keywords.reduce(0) { bits, key in
+            bits | (TaskSpec.keys.index(of: key).map { 1 << UInt64($0) } ?? 0)
+        }
+
+        var isAction: Bool { bit & Self.actionBits != 0 }
+    }
+
+    /// Decodes one task from its own fields and the `defaults` fields it did not set.
+    ///
+    /// Always returns a task, so cross-reference checks can still look at its `needs` and `queue`;
+    /// whether it is usable is told by the errors added to `decoder`. A task with no action gets an
+    /// empty `run` to stand in.
+    /// - Parameter fields: known keys only (unknown ones were reported by the caller).
+    static func decode(id: String, idNode: YAMLNode, fields: [Field], decoder: inout NodeDecoder) -> TaskSpec {
+        var task = TaskSpec(id: TaskID(id), location: idNode.location, action: .run([]))
+        func owner(_ field: Field) -> String { field.isDefault ? "'defaults'" : "task '\(id)'" }
+
+        // `foreach` first: whether `{{ item }}` is defined in the other fields depends on it.
+        var item = ItemScope.none
+        if let field = fields.first(where: { $0.key == "foreach" }), field.entry.value.scalar?.value != .null {
+            let value = field.entry.value
+            // Judge the shape even if the content is wrong, so one mistake does not cascade into
+            // an "item is not defined" error at every use.
+            item = value.sequence != nil ? .listed : .file
+            task.foreach = Foreach.decode(value, owner: "'foreach' of \(owner(field))", decoder: &decoder)
+        }
+
+        var actionField: Field?
+        var serviceField: Field?
+        for index in fields.indices where fields[index].key != "foreach" {
+            let key = fields[index].key, value = fields[index].entry.value
+            func owner() -> String { fields[index].isDefault ? "'defaults'" : "task '\(id)'" }
+            if fields[index].isAction {
+                if let first = actionField {
+                    decoder.error(
+                        "\(owner()) has both '\(first.key)' and '\(key)'; a task does exactly one thing",
+                        at: fields[index].entry.key)
+                    continue
+                }
+                actionField = fields[index]
+                if let action = Action.decode(keyword: key, value: value, owner: owner(), item: item, decoder: &decoder) {
+                    task.action = action
+                }
+                continue
+            }
+            // Null means "not set", so a task can turn off a value it would take from `defaults`.
+            if value.scalar?.value == .null { continue }
+            switch key {
+            case "description":
+                task.description = decoder.text(value, for: key)
+            case "needs":
+                task.needs = decodeNeeds(value, of: id, isDefault: fields[index].isDefault, decoder: &decoder)
+            case "queue":
+                if let name = decoder.nonEmptyText(value, expected: "a queue name", for: key) {
+                    task.queue = Located(QueueName(name), at: value.location)
+                }
+            case "priority":
+                task.priority = decoder.choice(value, for: key, noun: "priority") ?? task.priority
+            case "qos":
+                task.qos = decoder.choice(value, for: key, noun: "qos")
+            case "when":
+                task.when = decoder.choice(value, for: key, noun: "'when' value") ?? task.when
+            case "cwd":
+                task.cwd = decoder.nonEmptyTemplate(value, expected: "a directory", for: key, item: item)
+            case "env":
+                task.environment = EnvironmentEntry.decodeMapping(value, item: item, decoder: &decoder) ?? []
+            case "timeout":
+                task.timeout = decoder.duration(value, for: key, positive: true)
+            case "retries":
+                task.retries = decoder.integer(value, for: key, in: 0...Int.max) ?? task.retries
+            case "retry_delay":
+                task.retryDelay = decoder.duration(value, for: key) ?? task.retryDelay
+            case "conditions":
+                task.conditions = Condition.decodeList(value, item: item, decoder: &decoder) ?? []
+            case "exclusive":
+                let names = decoder.scalarList(value, expected: "a list of category names", for: key) ?? []
+                task.exclusive = names.compactMap { $0.scalar?.text }
+            case "inputs", "outputs":
+                let paths = decoder.templateList(value, expected: "a list of paths or glob patterns", for: key, item: item, allowsEmpty: true) ?? []
+                if key == "inputs" { task.inputs = paths } else { task.outputs = paths }
+            case "service":
+                serviceField = fields[index]
+                task.service = ServiceSpec.decode(value, owner: "'service' of \(owner())", item: item, decoder: &decoder)
+            case "on_success", "on_failure":
+                let hook = decoder.nonEmptyTemplate(value, expected: "a shell command", for: key, item: item)
+                if key == "on_success" { task.onSuccess = hook } else { task.onFailure = hook }
+            case "allow_failure":
+                task.allowFailure = decoder.bool(value, for: key) ?? false
+            default:
+                break
+            }
+        }
+
+        if actionField == nil {
+            decoder.error(
+                "task '\(id)' has no action; give it one of \(Suggestion.list(Action.keywords))", at: idNode)
+        } else if let serviceField, let actionField, actionField.key != "run" {
+            decoder.error("'service' needs a task with 'run', not '\(actionField.key)'", at: serviceField.entry.key)
+        }
+        return task
+    }
+
+    /// `needs:` as located ids; a `defaults` entry naming the task itself is dropped for that task,
+    /// so `defaults: {needs: [setup]}` does not make `setup` wait for itself.
+    private static func decodeNeeds(_ node: YAMLNode, of id: String, isDefault: Bool, decoder: inout NodeDecoder) -> [Located<TaskID>] {
+        guard let names = decoder.scalarList(node, expected: "a list of task ids", for: "needs") else { return [] }
+        var needs: [Located<TaskID>] = []
+        needs.reserveCapacity(names.count)
+        // Most tasks need a few others: a linear scan beats hashing until the list grows long.
+        var seen = names.count > 16 ? Set<String>() : nil
+        for name in names {
+            guard let text = name.scalar?.text else { continue }
+            if seen != nil {
+                guard seen?.insert(text).inserted == true else { continue }
+            } else if needs.contains(where: { $0.value.rawValue == text }) {
+                continue
+            }
+            if isDefault && text == id { continue }
+            needs.append(Located(TaskID(text), at: name.location))
+        }
+        return needs
+    }
+}
+
+extension Foreach {
+    static let keys = KeySet(["from"])
+
+    /// `foreach: [a, b]` or `foreach: {from: PATH}` (contract: "fan-out").
+    static func decode(_ node: YAMLNode, owner: String, decoder: inout NodeDecoder) -> Foreach? {
+        if let list = node.sequence {
+            guard !list.isEmpty else {
+                decoder.error("'foreach' is empty; list at least one item", at: node)
+                return nil
+            }
+            var items: [Located<String>] = []
+            items.reserveCapacity(list.count)
+            var firstSeen: [String: SourceLocation] = [:]
+            var isValid = true
+            for element in list {
+                guard let scalar = element.scalar, scalar.value != .null else {
+                    let hint = element.mapping != nil ? "; for items with fields, use 'foreach: {from: FILE}'" : ""
+                    decoder.error("expected a string for each item of 'foreach', found \(NodeDecoder.found(element))\(hint)", at: element)
+                    isValid = false
+                    continue
+                }
+                let text = scalar.text
+                if text.isEmpty || text.contains(where: { $0 == "[" || $0 == "]" || $0.isNewline }) {
+                    decoder.error(
+                        "foreach item '\(NodeDecoder.shortened(text))' cannot be part of a task id; use a non-empty item without '[', ']' or line breaks",
+                        at: element)
+                    isValid = false
+                    continue
+                }
+                if let first = firstSeen[text] {
+                    decoder.error(
+                        "duplicate item '\(NodeDecoder.shortened(text))' in 'foreach' (first at line \(first.line), column \(first.column)); each item names a task, so items must be unique",
+                        at: element)
+                    isValid = false
+                    continue
+                }
+                firstSeen[text] = element.location
+                items.append(Located(text, at: element.location))
+            }
+            return isValid ? .items(items) : nil
+        }
+        guard let entries = node.mapping else {
+            let hint = node.scalar.map { "; for a single item write '[\(NodeDecoder.shortened($0.text))]'" } ?? ""
+            decoder.error(
+                "expected a list of items or a mapping '{from: FILE}' for 'foreach', found \(NodeDecoder.found(node))\(hint)", at: node)
+            return nil
+        }
+        let known = decoder.knownEntries(entries, allowed: keys, in: owner)
+        guard let from = known.first(where: { $0.key == "from" }) else {
+            if known.count == entries.count {
+                decoder.error("missing 'from' in \(owner); give the file to read the items from", at: node)
+            }
+            return nil
+        }
+        let source = decoder.nonEmptyTemplate(from.entry.value, expected: "a path", for: "from", item: .foreachSource)
+        return known.count == entries.count ? source.map(Foreach.file) : nil
+    }
+}
+
+extension ServiceSpec {
+    static let keys = KeySet(["ready", "timeout"])
+
+    /// `service: {ready: CONDITION, timeout: DURATION}`.
+    static func decode(_ node: YAMLNode, owner: String, item: ItemScope, decoder: inout NodeDecoder) -> ServiceSpec? {
+        guard let entries = decoder.mapping(node, expected: "a mapping with 'ready' and 'timeout'", for: "service") else { return nil }
+        var service = ServiceSpec()
+        var isValid = true
+        let known = decoder.knownEntries(entries, allowed: keys, in: owner)
+        if known.count != entries.count { isValid = false }
+        for known in known where known.entry.value.scalar?.value != .null {
+            let entry = known.entry
+            if known.key == "timeout" {
+                service.timeout = decoder.duration(entry.value, for: "timeout", positive: true)
+                if service.timeout == nil { isValid = false }
+                continue
+            }
+            guard let readyEntries = entry.value.mapping else {
+                decoder.error(
+                    "expected a condition such as '{reachable: 127.0.0.1:8080}' for 'ready', found \(NodeDecoder.found(entry.value))",
+                    at: entry.value)
+                isValid = false
+                continue
+            }
+            service.ready = Condition.decode(
+                readyEntries, at: entry.value, allowed: Condition.readyKeys, owner: "'ready' of \(owner)", item: item, decoder: &decoder)
+            if service.ready == nil { isValid = false }
+        }
+        return isValid ? service : nil
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+import JobGraphSystem
+import Synchronization
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct EventLoopTests {
+    @Test func timersFireInDeadlineOrderAndNotBeforeTheirDelay() async throws {
+        try await withEventLoop { loop in
+            let fired = Mutex<[String]>([])
+            let clock = ContinuousClock()
+            let start = clock.now
+            let elapsed: Duration = await withCheckedContinuation { continuation in
+                loop.schedule(after: .milliseconds(30)) { fired.withLock { $0.append("b") } }
+                loop.schedule(after: .milliseconds(10)) { fired.withLock { $0.append("a") } }
+                let cancelled = loop.schedule(after: .milliseconds(20)) { fired.withLock { $0.append("cancelled") } }
+                loop.cancel(cancelled)
+                loop.schedule(after: .milliseconds(50)) {
+                    fired.withLock { $0.append("c") }
+                    continuation.resume(returning: clock.now - start)
+                }
+            }
+            #expect(fired.withLock { $0 } == ["a", "b", "c"])
+            #expect(elapsed >= .milliseconds(50))
+        }
+    }
+
+    @Test func postedWorkRunsOnTheLoopThread() async throws {
+        try await withEventLoop { loop in
+            let posterWasLoopThread = Mutex<Bool?>(nil)
+            let ranOnLoopThread: Bool = await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    posterWasLoopThread.withLock { $0 = loop.isCurrentThread }
+                    let accepted = loop.post { continuation.resume(returning: loop.isCurrentThread) }
+                    #expect(accepted)
+                }
+            }
+            #expect(ranOnLoopThread)
+            #expect(posterWasLoopThread.withLock { $0 } == false)
+        }
+    }
+
+    @Test func signalArrivesThroughTheCallback() async throws {
+        let (signals, continuation) = AsyncStream.makeStream(of: ProcessSignal.self)
+        try await withEventLoop(signals: [.user1, .user2], onSignal: { continuation.yield($0) }) { loop in
+            // Sent to the loop thread itself, which blocks the set: the test process's other threads do not,
+            // and would take the default action (termination) for a process-wide SIGUSR1.
+            loop.post { raise(SIGUSR1) }
+            var iterator = signals.makeAsyncIterator()
+            #expect(await iterator.next() == .user1)
+        }
+    }
+
+    @Test func childWatchedFromTheExitCallbackRunsNext() async throws {
+        // The scheduler's fast path: start the next task from the previous one's exit, on the loop thread.
+        try await withEventLoop { loop in
+            let spawner = ProcessSpawner()
+            let results = Mutex<[String]>([])
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                let second = ChildCallbacks(printed: { _, line in
+                    results.withLock { $0.append(String(decoding: line, as: UTF8.self)) }
+                }, finished: { _, _ in done.resume() })
+                let first = ChildCallbacks(printed: { _, line in
+                    results.withLock { $0.append(String(decoding: line, as: UTF8.self)) }
+                }, finished: { _, result in
+                    let status = (try? result.get()).map(String.init(describing:)) ?? "failed"
+                    results.withLock { $0.append("first: \(status)") }
+                    do {
+                        let child = try spawner.spawn(command: "echo second", environment: testEnvironment)
+                        loop.watch(child, token: ChildToken(rawValue: 2), handler: second)
+                    } catch {
+                        results.withLock { $0.append("spawn failed: \(error)") }
+                        done.resume()
+                    }
+                })
+                do {
+                    let child = try spawner.spawn(command: "echo first", environment: testEnvironment)
+                    loop.watch(child, token: ChildToken(rawValue: 1), handler: first)
+                } catch {
+                    results.withLock { $0.append("spawn failed: \(error)") }
+                    done.resume()
+                }
+            }
+            #expect(results.withLock { $0 } == ["first", "first: exit code 0", "second"])
+        }
+    }
+
+    @Test func watchingAfterStopKillsTheChildAndReportsCancellation() async throws {
+        let loop = try EventLoop()
+        loop.stop()
+        let child = try ProcessSpawner().spawn(command: "sleep 300", environment: testEnvironment)
+        let recorder = ChildRecorder()
+        loop.watch(child, token: ChildToken(rawValue: 1), handler: recorder)
+        let result = await recorder.collect()
+        #expect(result.end == .failed(SystemError("EventLoop.watch", errno: .canceled)))
+        #expect(!child.id.groupExists)
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Glibc
+import JobGraphSystem
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct ProcessSpawnerTests {
+    @Test func echoPrintsItsLineThenExitsZero() async throws {
+        try await withEventLoop { loop in
+            let result = try await run("echo hi", on: loop)
+            #expect(result.lines == ["hi"])
+            #expect(result.end == .exited(.exited(code: 0)))
+        }
+    }
+
+    @Test func exitCodeIsReported() async throws {
+        try await withEventLoop { loop in
+            let result = try await run("sh -c 'exit 3'", on: loop)
+            #expect(result.lines.isEmpty)
+            #expect(result.end == .exited(.exited(code: 3)))
+        }
+    }
+
+    @Test func deathBySignalIsReportedAsSuch() async throws {
+        try await withEventLoop { loop in
+            let result = try await run("kill -TERM $$", on: loop)
+            #expect(result.end == .exited(.signalled(signal: SIGTERM, coreDumped: false)))
+            guard case .exited(let status)? = result.end else { return }
+            #expect(status.signal == .terminate)
+            #expect(status.shellStatus == 143)
+            #expect(status.description == "killed by SIGTERM")
+        }
+    }
+
+    @Test func standardOutputAndErrorShareOnePipe() async throws {
+        try await withEventLoop { loop in
+            let result = try await run("echo out; echo err >&2; echo out again", on: loop)
+            #expect(result.lines == ["out", "err", "out again"])
+        }
+    }
+
+    @Test func aLastLineWithoutNewlineIsDelivered() async throws {
+        try await withEventLoop { loop in
+            let result = try await run("printf 'one\\ntwo'", on: loop)
+            #expect(result.lines == ["one", "two"])
+            #expect(result.end == .exited(.exited(code: 0)))
+        }
+    }
+
+    @Test func concurrentChildrenNeverTearALine() async throws {
+        let lineLength = 1_000
+        // Each child prints 2,000 numbered lines of 1,000 letters: ~2 MB, far more than a pipe or one read
+        // holds, so lines straddle reads.
+        func command(_ letter: Character) -> String {
+            "line=$(printf '%0\(lineLength)d' 0 | tr 0 \(letter)); i=0; "
+                + "while [ $i -lt 2000 ]; do echo \"$i $line\"; i=$((i+1)); done"
+        }
+        try await withEventLoop { loop in
+            async let first = run(command("A"), on: loop)
+            async let second = run(command("B"), on: loop)
+            for (letter, result) in [("A", try await first), ("B", try await second)] {
+                #expect(result.end == .exited(.exited(code: 0)))
+                #expect(result.lines.count == 2_000)
+                let body = String(repeating: letter, count: lineLength)
+                let torn = result.lines.enumerated().filter { $0.element != "\($0.offset) \(body)" }
+                #expect(torn.isEmpty, "first torn line: \(torn.first.map { String($0.element.prefix(40)) } ?? "")")
+            }
+        }
+    }
+
+    @Test func childSeesItsWorkingDirectoryAndEnvironment() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let realDirectory = URL(fileURLWithPath: directory.path).resolvingSymlinksInPath().path
+        try await withEventLoop { loop in
+            let environment = testEnvironment + ["GREETING=hello there"]
+            let direct = try await run("/bin/pwd", on: loop, environment: environment, workingDirectory: directory.path)
+            #expect(direct.lines == [realDirectory])
+            try directory.write("in the right place\n", to: "marker")
+            let shell = try await run(
+                "echo \"$GREETING\"; cat marker", on: loop, environment: environment, workingDirectory: directory.path)
+            #expect(shell.lines == ["hello there", "in the right place"])
+            let printenv = try await run("printenv GREETING", on: loop, environment: environment)
+            #expect(printenv.lines == ["hello there"])
+        }
+    }
+
+    @Test func childRunsWithTheRequestedNiceness() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let gate = directory.path + "/gate"
+        #expect(mkfifo(gate, 0o600) == 0)
+        try await withEventLoop { loop in
+            // The child reads its niceness only after the gate opens, i.e. after `spawn` has returned, so the
+            // test does not depend on who wins the microseconds between exec and `setpriority`.
+            let child = try ProcessSpawner().spawn(
+                command: "read go < gate; nice", environment: testEnvironment, workingDirectory: directory.path,
+                niceness: 10)
+            let recorder = ChildRecorder()
+            loop.watch(child, token: ChildToken(rawValue: 7), handler: recorder)
+            let writer = open(gate, O_WRONLY | O_CLOEXEC)   // blocks until the child opens its end
+            #expect(writer >= 0)
+            _ = write(writer, "go\n", 3)
+            close(writer)
+            let result = await recorder.collect()
+            #expect(result.lines == ["10"])
+            #expect(result.end == .exited(.exited(code: 0)))
+        }
+    }
+
+    @Test func childInheritsNoOtherDescriptors() async throws {
+        // A descriptor without close-on-exec, as careless code elsewhere in the process might open.
+        let leaky = open("/dev/null", O_RDONLY)
+        defer { close(leaky) }
+        try await withEventLoop { loop in
+            // `ls` itself holds 3, the directory it lists.
+            let result = try await run("ls /proc/self/fd", on: loop)
+            #expect(result.lines == ["0", "1", "2", "3"])
+        }
+    }
+
+    @Test func missingExecutableIsATypedError() throws {
+        let configuration = SpawnConfiguration(
+            executablePath: "/nonexistent/jobgraph-tool", arguments: ["jobgraph-tool"], environment: testEnvironment)
+        #expect(throws: SystemError("posix_spawn", errno: .noSuchFileOrDirectory, subject: "/nonexistent/jobgraph-tool")) {
+            _ = try ProcessSpawner().spawn(configuration)
+        }
+        let error = SystemError("posix_spawn", errno: .noSuchFileOrDirectory, subject: "/nonexistent/jobgraph-tool")
+        #expect(error.description == "posix_spawn '/nonexistent/jobgraph-tool': No such file or directory")
+    }
+
+    @Test func argumentWithNulByteIsRejected() {
+        let configuration = SpawnConfiguration(
+            executablePath: "/bin/echo", arguments: ["echo", "a\u{0}b"], environment: testEnvironment)
+        #expect(throws: SystemError("posix_spawn", errno: .invalidArgument, subject: "/bin/echo")) {
+            _ = try ProcessSpawner().spawn(configuration)
+        }
+    }
+
+    @Test(arguments: ["jobgraph-no-such-program --flag", "./jobgraph-no-such-script"])
+    func missingProgramGetsTheShellsMessageAndStatus(command: String) async throws {
+        try await withEventLoop { loop in
+            let result = try await run(command, on: loop)
+            #expect(result.end == .exited(.exited(code: 127)))
+            #expect(result.lines.count == 1)
+            #expect(result.lines.first?.contains("not found") == true)
+        }
+    }
+
+    @Test func scriptWithoutInterpreterLineRunsThroughTheShell() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("echo from script\n", to: "plain", executable: true)
+        try await withEventLoop { loop in
+            let result = try await run("./plain", on: loop, workingDirectory: directory.path)
+            #expect(result.lines == ["from script"])
+            #expect(result.end == .exited(.exited(code: 0)))
+        }
+    }
+}
