@@ -26,7 +26,7 @@ let package = Package(
         ]),
         .executableTarget(name: "jobgraph", dependencies: ["JobGraphCLI"]),
         // Fuzz target (libFuzzer with -D FUZZING, see Fuzz/run.sh); a plain build replays inputs.
-        .executableTarget(name: "JobGraphFuzz", dependencies: ["JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph"]),
+        .executableTarget(name: "JobGraphFuzz", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph"]),
 
         .target(name: "JobGraphTestSupport", dependencies: ["JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution"], path: "Tests/JobGraphTestSupport"),
         .testTarget(name: "JobGraphBasicsTests", dependencies: ["JobGraphBasics"]),

@@ -16,7 +16,7 @@ tools="floor,jobgraph,ninja,make,task"
 passed=()
 while [[ $# -gt 0 ]]; do
     case $1 in
-    -h | --help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --no-build) skip_build=yes; shift ;;
     --keep) passed+=("$1"); shift ;;
     --tools) [[ $# -ge 2 ]] || die "--tools needs a value"; tools=$2; shift 2 ;;

@@ -14,7 +14,7 @@ skip_build=no
 passed=()
 while [[ $# -gt 0 ]]; do
     case $1 in
-    -h | --help) sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,7p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --no-build) skip_build=yes; shift ;;
     --runs) [[ $# -ge 2 ]] || die "--runs needs a value"; passed+=("$1" "$2"); shift 2 ;;
     *) die "unknown option '$1' (try --help)" ;;
