@@ -26,6 +26,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "jobgraph", dependencies: ["JobGraphCLI"]),
+        // Fuzz target (libFuzzer with -D FUZZING, see Fuzz/run.sh); a plain build replays inputs.
+        .executableTarget(name: "JobGraphFuzz", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph"]),
 
         .target(name: "JobGraphTestSupport", dependencies: ["JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution"], path: "Tests/JobGraphTestSupport"),
         .testTarget(name: "JobGraphBasicsTests", dependencies: ["JobGraphBasics"]),

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Times `jobgraph validate` on large and hostile files and checks them against the targets.
+
+Called by ../validate.sh, which builds jobgraph in release; run that instead. Each case runs
+RUNS times; the time is the median, the memory the largest peak resident set of any run.
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import generate  # noqa: E402
+from measure import measure, median  # noqa: E402
+
+
+class Case:
+    def __init__(self, name, generate_args, expected_status, max_seconds, max_rss_mb=None):
+        self.name = name
+        self.generate_args = generate_args
+        self.expected_status = expected_status
+        self.max_seconds = max_seconds
+        self.max_rss_mb = max_rss_mb
+
+    @property
+    def target(self):
+        parts = [f"exit {self.expected_status}", f"< {self.max_seconds:g} s"]
+        if self.max_rss_mb is not None:
+            parts.append(f"< {self.max_rss_mb} MB")
+        return ", ".join(parts)
+
+
+CASES = [
+    Case("10,000 tasks, 2 needs each", ["--shape", "two-needs", "--size", "10000"], 0, 0.3),
+    Case("100,000 tasks, 2 needs each", ["--shape", "two-needs", "--size", "100000"], 0, 3.0, 300),
+    Case("billion laughs (10 levels of 10 aliases)", ["--billion-laughs"], 2, 0.5),
+]
+
+
+def preflight(jobgraph, workdir):
+    """Proves `validate` really checks: a file with an unknown need must be refused with exit 2 and a
+    located error, a correct one accepted. A validate that does nothing would pass every timing."""
+    folder = os.path.join(workdir, "preflight")
+    os.makedirs(folder)
+    files = {
+        "good.yaml": "version: 1\ntasks:\n  a: {run: touch a}\n  b: {run: touch b, needs: [a]}\n",
+        "bad.yaml": "version: 1\ntasks:\n  a: {run: touch a}\n  b: {run: touch b, needs: [nope]}\n",
+    }
+    for name, text in files.items():
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as file:
+            file.write(text)
+    problems = []
+    good = measure([jobgraph, "validate", "good.yaml"], folder, timeout=60, keep_stdout=True)
+    if good.status != 0:
+        problems.append(f"a correct 2-task file was refused (exit {good.status}): {good.stderr_tail.strip()}")
+    bad = measure([jobgraph, "validate", "bad.yaml"], folder, timeout=60, keep_stdout=True)
+    if bad.status != 2 or "bad.yaml:4:" not in bad.stdout + bad.stderr_tail:
+        problems.append(f"a file needing an unknown task gave exit {bad.status} and no 'bad.yaml:4:...' error")
+    return problems
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--jobgraph", required=True)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    jobgraph = os.path.abspath(args.jobgraph)
+
+    workdir = tempfile.mkdtemp(prefix="jobgraph-validate-")
+    rows, missed = [], []
+    try:
+        try:
+            problems = preflight(jobgraph, workdir)
+        except FileNotFoundError as missing:
+            print(f"validate.sh: cannot start '{missing.filename}'", file=sys.stderr)
+            return 2
+        if problems:
+            print("validate.sh: `jobgraph validate` does not check files yet, so no figures would mean anything:",
+                  file=sys.stderr)
+            for problem in problems:
+                print("  " + problem, file=sys.stderr)
+            return 1
+        for number, case in enumerate(CASES):
+            folder = os.path.join(workdir, str(number))
+            generate.main(case.generate_args + ["--out", folder, "--forms", "jobgraph"])
+            cwd = os.path.join(folder, "jobgraph")
+            size_mb = os.path.getsize(os.path.join(cwd, "pipeline.yaml")) / 1e6
+            results = []
+            for _ in range(args.runs):
+                try:
+                    results.append(measure([jobgraph, "validate", "pipeline.yaml"], cwd, timeout=120, peak_rss=True))
+                except FileNotFoundError as missing:
+                    print(f"validate.sh: cannot start '{missing.filename}'", file=sys.stderr)
+                    return 2
+            seconds = median([result.seconds for result in results])
+            rss = max(result.peak_rss_mb for result in results)
+            statuses = sorted({result.status for result in results})
+            problems = []
+            if any(result.timed_out for result in results):
+                problems.append("timed out")
+            if statuses != [case.expected_status]:
+                problems.append(f"exit {statuses}, expected {case.expected_status}")
+            if seconds >= case.max_seconds:
+                problems.append(f"{seconds:.3f} s")
+            if case.max_rss_mb is not None and rss >= case.max_rss_mb:
+                problems.append(f"{rss:.0f} MB")
+            verdict = "ok" if not problems else "MISSED: " + ", ".join(problems)
+            if problems:
+                first_line = results[-1].stderr_tail.strip().splitlines()[:1]
+                missed.append(f"{case.name}: {', '.join(problems)}" + (f" (stderr: {first_line[0]})" if first_line else ""))
+            rows.append([case.name, f"{size_mb:.1f}", f"{seconds:.3f}", f"{rss:.0f}",
+                         ",".join(map(str, statuses)), case.target, verdict])
+            print(f"  {case.name}: {seconds:.3f} s, {rss:.0f} MB, exit {statuses}", file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    header = ["file", "MB", "median s", "peak RSS MB", "exit", "target", "verdict"]
+    print()
+    print(f"`jobgraph validate FILE`: median wall time of {args.runs} runs, largest peak RSS of any run.")
+    print()
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("---" for _ in header) + "|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    if missed:
+        print("\nMissed targets:", file=sys.stderr)
+        for line in missed:
+            print("  " + line, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
