@@ -1,5 +1,5 @@
+import JobGraphBasics
 import Foundation
-import Synchronization
 
 /// An `Operation` whose work ends later, on another thread: it stays executing after `start()` returns
 /// until `finish()` is called, and its dependents start only then.
@@ -10,7 +10,7 @@ import Synchronization
 /// It also starts a dependent of a *cancelled* operation as soon as that one finishes, so whether a
 /// task runs, is skipped or is cancelled is decided by the `Plan`, never by the queue.
 ///
-/// `@unchecked Sendable`: the two flags live in a `Mutex`; everything else is immutable.
+/// `@unchecked Sendable`: the two flags live in a `Locked` box; everything else is immutable.
 open class AsyncTaskOperation: Operation, @unchecked Sendable {
     private struct Flags {
         var executing = false
@@ -18,7 +18,7 @@ open class AsyncTaskOperation: Operation, @unchecked Sendable {
         var finishing = false
     }
 
-    private let flags = Mutex(Flags())
+    private let flags = Locked(Flags())
 
     override open var isAsynchronous: Bool { true }
     override open var isExecuting: Bool { flags.withLock { $0.executing } }

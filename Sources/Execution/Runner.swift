@@ -1,7 +1,7 @@
+import JobGraphBasics
 import Dispatch
 import Foundation
 import PipelineModel
-import Synchronization
 import TaskGraph
 
 /// Runs a checked task graph: each task an `Operation` on its named `OperationQueue`, started when the
@@ -24,7 +24,7 @@ public final class Runner: Sendable {
     private let queueNames: [String]
     private let queueOfTask: [Int]
     private let operations: [TaskOperation]
-    private let state: Mutex<RunBook>
+    private let state: Locked<RunBook>
     private let clock = ContinuousClock()
     private let startInstant: ContinuousClock.Instant
 
@@ -47,7 +47,7 @@ public final class Runner: Sendable {
             return queue
         }
         let plan = Plan(graph: graph, layout: layout, jobs: configuration.jobs, keepGoing: configuration.keepGoing, durations: durations)
-        state = Mutex(RunBook(plan: plan))
+        state = Locked(RunBook(plan: plan))
         startInstant = clock.now
 
         // The operations start their task through a weak reference: the runner owns them, not the reverse.

@@ -1,7 +1,7 @@
+import JobGraphBasics
 import ArgumentParser
 import Execution
 import Foundation
-import Synchronization
 import JobGraphSystem
 import Reporters
 import Steps
@@ -111,7 +111,7 @@ final class RunControlRelay: Sendable {
 
 /// The runner, set once after the event loop that delivers signals to it exists.
 private final class RunnerReference: Sendable {
-    private let value = Mutex<Runner?>(nil)
+    private let value = Locked<Runner?>(nil)
     func set(_ runner: Runner) { value.withLock { $0 = runner } }
     func get() -> Runner? { value.withLock { $0 } }
 }

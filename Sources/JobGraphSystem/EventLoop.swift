@@ -1,3 +1,4 @@
+import JobGraphBasics
 import Glibc
 import Synchronization
 
@@ -15,7 +16,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: the mutable state in the stored properties marked "loop thread" is only touched
 /// on the loop thread (`isCurrentThread`); what other threads reach is behind `inbox`, `timers` and
-/// `threadState` (each a `Mutex`) or is the atomic `loopThread`; descriptors and C functions are immutable
+/// `threadState` (each `Locked`) or is the atomic `loopThread`; descriptors and C functions are immutable
 /// after `init` and closed only in `deinit`, when no thread can reach the loop.
 public final class EventLoop: @unchecked Sendable {
     /// The longest line delivered in one piece, in bytes; a longer one arrives in pieces of this size, so a
@@ -43,9 +44,9 @@ public final class EventLoop: @unchecked Sendable {
     let eventBuffer: UnsafeMutableRawPointer
 
     // Shared with other threads.
-    let inbox = Mutex(Inbox())
-    let timers = Mutex(TimerTable())
-    let threadState = Mutex(ThreadState())
+    let inbox = Locked(Inbox())
+    let timers = Locked(TimerTable())
+    let threadState = Locked(ThreadState())
     let loopThread = Atomic<UInt>(0)
 
     // Loop thread only.

@@ -1,5 +1,5 @@
+import JobGraphBasics
 import Glibc
-import Synchronization
 
 /// Finds a program in a `PATH` the way `execvp` does, remembering each answer.
 ///
@@ -7,14 +7,14 @@ import Synchronization
 /// probe after the first. Only answers found through absolute `PATH` entries are cached: a relative or
 /// empty entry means "relative to the child's working directory", which differs between tasks. A program
 /// that is not found is not cached either, since an earlier task may install it. Safe from any thread
-/// (the cache is behind a `Mutex`).
+/// (the cache is behind a `Locked` box).
 public final class ProgramLocator: Sendable {
     private struct Key: Hashable {
         var searchPath: String
         var name: String
     }
 
-    private let cache = Mutex<[Key: String]>([:])
+    private let cache = Locked<[Key: String]>([:])
 
     /// `execvp`'s search path when the environment has no `PATH`.
     public static let defaultSearchPath = "/bin:/usr/bin"

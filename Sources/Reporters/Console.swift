@@ -1,7 +1,7 @@
 #if canImport(Glibc)
+import JobGraphBasics
 import Glibc
 #endif
-import Synchronization
 
 /// The one place jobgraph writes to its standard output and error: whole lines, never interleaved.
 ///
@@ -12,7 +12,7 @@ public final class Console: Sendable {
     public static let standardError = Console(descriptor: 2)
 
     private let descriptor: Int32
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     public init(descriptor: Int32) {
         self.descriptor = descriptor

@@ -32,7 +32,10 @@ public struct SummaryPrinter: Sendable {
         let tally = counts.isEmpty ? "no tasks ran" : counts.joined(separator: ", ")
         var lines = ["\(tally) in \(RunText.duration(summary.wallTime))"]
         if !summary.criticalPath.isEmpty {
-            lines.append("critical path: " + summary.criticalPath.map(\.rawValue).joined(separator: " -> "))
+            let ids = summary.criticalPath.map(\.rawValue)
+            // A long chain is shown by its ends, so the summary stays one readable line.
+            let shown = ids.count <= 8 ? ids : ids.prefix(3) + ["… \(ids.count - 6) more …"] + ids.suffix(3)
+            lines.append("critical path: " + shown.joined(separator: " -> ") + (ids.count > 8 ? " (\(ids.count) tasks)" : ""))
         }
         let indent = String(repeating: " ", count: max(0, logIndent))
         for failure in summary.failures {

@@ -1,3 +1,4 @@
+import JobGraphBasics
 import Execution
 import JobGraphSystem
 import Synchronization

@@ -1,6 +1,6 @@
+import JobGraphBasics
 import Execution
 import JobGraphSystem
-import Synchronization
 
 /// One attempt of a `run` or `parallel` task: its commands as child processes, each in its own
 /// process group, output to the task's log and to the run's events, whole lines only.
@@ -8,7 +8,7 @@ import Synchronization
 /// `run`: one command after another, stopping at the first failure. `parallel`: all at once; the first
 /// failure terminates the others (contract: "Parallel groups").
 final class ShellStep: TaskExecution, @unchecked Sendable {
-    // `@unchecked`: the mutable state lives in `state`, a Mutex; the rest is immutable.
+    // `@unchecked`: the mutable state lives in `state`, a `Locked` box; the rest is immutable.
     private struct State {
         var next = 0
         var running: [UInt64: ProcessID] = [:]
@@ -28,7 +28,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
     private let spawner: ProcessSpawner
     private let makeToken: @Sendable () -> ChildToken
     private let environment: [String]
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(work: TaskWork, commands: [String], concurrently: Bool, log: TaskLog, reporter: TaskReporter, loop: EventLoop,
          spawner: ProcessSpawner, makeToken: @escaping @Sendable () -> ChildToken) {

@@ -1,12 +1,12 @@
 #if canImport(Glibc)
+import JobGraphBasics
 import Glibc
 #endif
-import Synchronization
 
 /// The folder of task logs, created on first use.
 final class LogDirectory: Sendable {
     let path: String
-    private let created = Mutex(false)
+    private let created = Locked(false)
 
     init(path: String) {
         self.path = path
@@ -40,10 +40,10 @@ final class LogDirectory: Sendable {
 
 /// One attempt's log file: whole lines appended as they come; closed once.
 final class TaskLog: Sendable {
-    private let descriptor: Mutex<Int32>
+    private let descriptor: Locked<Int32>
 
     init(descriptor: Int32) {
-        self.descriptor = Mutex(descriptor)
+        self.descriptor = Locked(descriptor)
     }
 
     /// Writes the line and a newline; a full disk loses log lines, never the run.

@@ -1,13 +1,13 @@
+import JobGraphBasics
 import Foundation
 import Glibc
 import JobGraphSystem
-import Synchronization
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct EventLoopTests {
     @Test func timersFireInDeadlineOrderAndNotBeforeTheirDelay() async throws {
         try await withEventLoop { loop in
-            let fired = Mutex<[String]>([])
+            let fired = Locked<[String]>([])
             let clock = ContinuousClock()
             let start = clock.now
             let elapsed: Duration = await withCheckedContinuation { continuation in
@@ -27,7 +27,7 @@ import Testing
 
     @Test func postedWorkRunsOnTheLoopThread() async throws {
         try await withEventLoop { loop in
-            let posterWasLoopThread = Mutex<Bool?>(nil)
+            let posterWasLoopThread = Locked<Bool?>(nil)
             let ranOnLoopThread: Bool = await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
                     posterWasLoopThread.withLock { $0 = loop.isCurrentThread }
@@ -55,7 +55,7 @@ import Testing
         // The scheduler's fast path: start the next task from the previous one's exit, on the loop thread.
         try await withEventLoop { loop in
             let spawner = ProcessSpawner()
-            let results = Mutex<[String]>([])
+            let results = Locked<[String]>([])
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 let second = ChildCallbacks(printed: { _, line in
                     results.withLock { $0.append(String(decoding: line, as: UTF8.self)) }

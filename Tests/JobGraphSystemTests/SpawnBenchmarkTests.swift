@@ -1,7 +1,7 @@
+import JobGraphBasics
 import Foundation
 import Glibc
 import JobGraphSystem
-import Synchronization
 import Testing
 
 /// Spawn throughput of `EventLoop` + `ProcessSpawner` against a bare `posix_spawn` + `waitpid` loop.
@@ -108,14 +108,14 @@ private final class TouchDriver: ChildEventHandler {
     private let spawner = ProcessSpawner()
     private let directory: String
     private let total: Int
-    // Only touched on the loop thread; the Mutex is what makes the class Sendable, and is never contended.
-    private let progress: Mutex<Progress>
+    // Only touched on the loop thread; the `Locked` box is what makes the class Sendable, and is never contended.
+    private let progress: Locked<Progress>
 
     init(loop: EventLoop, directory: String, total: Int, done: CheckedContinuation<[String], Never>) {
         self.loop = loop
         self.directory = directory
         self.total = total
-        progress = Mutex(Progress(done: done))
+        progress = Locked(Progress(done: done))
     }
 
     func startNext() {

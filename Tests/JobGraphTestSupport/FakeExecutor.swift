@@ -1,8 +1,8 @@
+import JobGraphBasics
 import Dispatch
 import Execution
 import Foundation
 import PipelineModel
-import Synchronization
 
 /// An executor that runs no process: each attempt ends after a short delay with a scripted result,
 /// and the executor records what ran, in what order, and how many ran at once.
@@ -14,7 +14,7 @@ public final class FakeExecutor: TaskExecutor {
         fileprivate var running = 0
     }
 
-    private let record = Mutex(Record())
+    private let record = Locked(Record())
     private let results: @Sendable (TaskWork) -> TaskResult
     private let delay: Double
     /// Tasks that never end on their own: they wait until terminated.
@@ -55,7 +55,7 @@ private final class FakeExecution: TaskExecution, Sendable {
     let id: TaskID
     let reporter: TaskReporter
     let onEnd: @Sendable (Bool) -> Void
-    private let ended = Mutex(false)
+    private let ended = Locked(false)
 
     init(id: TaskID, reporter: TaskReporter, onEnd: @escaping @Sendable (Bool) -> Void) {
         self.id = id
