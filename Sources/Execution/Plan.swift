@@ -93,8 +93,8 @@ public struct Plan: Sendable {
             if a.criticalPath != b.criticalPath { return a.criticalPath > b.criticalPath }
             return left < right
         }
-        var rank = [Int64](repeating: 0, count: tasks.count)
-        for (position, index) in order.enumerated() { rank[index] = Int64(position) }
+        var rank = [Int32](repeating: 0, count: tasks.count)
+        for (position, index) in order.enumerated() { rank[index] = Int32(position) }
         let queueCount = max(queueLimits.count, (tasks.map(\.queue).max() ?? -1) + 1)
         readyByQueue = Array(repeating: RankedHeap(rank: rank), count: queueCount)
         executingByQueue = Array(repeating: 0, count: queueCount)

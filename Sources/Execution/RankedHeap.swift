@@ -1,56 +1,32 @@
-/// A binary min-heap of task indices ordered by a precomputed rank; O(log n) push and pop.
-struct RankedHeap: Sendable {
-    /// Smaller ranks pop first.
-    private let rank: [Int64]
-    private var items: [Int32] = []
+import JobGraphBasics
 
-    init(rank: [Int64]) {
+/// Ready tasks, best first: a heap of task indices ordered by a precomputed rank (unique per task).
+struct RankedHeap: Sendable {
+    private struct Entry: Comparable, Sendable {
+        var rank: Int32
+        var task: Int32
+        static func < (lhs: Entry, rhs: Entry) -> Bool { lhs.rank < rhs.rank }
+    }
+
+    /// Smaller ranks pop first.
+    private let rank: [Int32]
+    private var heap = BinaryHeap<Entry>()
+
+    init(rank: [Int32]) {
         self.rank = rank
     }
 
-    var isEmpty: Bool { items.isEmpty }
-    var count: Int { items.count }
-    var first: Int? { items.first.map(Int.init) }
+    var first: Int? { heap.first.map { Int($0.task) } }
 
     mutating func push(_ index: Int) {
-        items.append(Int32(index))
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard rank[Int(items[child])] < rank[Int(items[parent])] else { break }
-            items.swapAt(child, parent)
-            child = parent
-        }
+        heap.insert(Entry(rank: rank[index], task: Int32(index)))
     }
 
-    mutating func pop() -> Int? {
-        guard !items.isEmpty else { return nil }
-        let top = items[0]
-        let last = items.removeLast()
-        if !items.isEmpty {
-            items[0] = last
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var smallest = parent
-                if left < items.count, rank[Int(items[left])] < rank[Int(items[smallest])] { smallest = left }
-                if right < items.count, rank[Int(items[right])] < rank[Int(items[smallest])] { smallest = right }
-                if smallest == parent { break }
-                items.swapAt(parent, smallest)
-                parent = smallest
-            }
-        }
-        return Int(top)
-    }
+    mutating func pop() -> Int? { heap.popFirst().map { Int($0.task) } }
 
     /// Removes and returns every index, in no particular order.
-    mutating func removeAll() -> [Int] {
-        defer { items.removeAll() }
-        return items.map(Int.init)
-    }
-}
+    mutating func removeAll() -> [Int] { heap.removeAll().map { Int($0.task) } }
 
-extension RankedHeap {
     /// Whether `a` would pop before `b`.
     func isBefore(_ a: Int, _ b: Int) -> Bool { rank[a] < rank[b] }
 }

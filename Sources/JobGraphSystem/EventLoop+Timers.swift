@@ -37,7 +37,7 @@ extension EventLoop {
             let id = table.nextID
             table.nextID += 1
             guard !table.isClosed else { return id }
-            table.heap.insert(.init(deadline: deadline, id: id))
+            table.heap.insert(TimerEntry(deadline: deadline, id: id))
             table.actions[id] = action
             return id
         }
