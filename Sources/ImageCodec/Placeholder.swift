@@ -1,0 +1,1 @@
+// the image codec: PNG and JPEG through libpng and libjpeg-turbo, and pixel filters

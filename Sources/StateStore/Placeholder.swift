@@ -1,0 +1,1 @@
+// the state store: fingerprints, run history and the run lock in SQLite
