@@ -93,9 +93,11 @@ public final class Runner: Sendable {
             stop(command == .interrupt ? .interrupt : .terminate)
         case .suspend:
             let changed = state.withLock { book in
-                defer { book.isSuspended = true }
-                if !book.isSuspended { continuation.yield(.suspended(true)) }
-                return !book.isSuspended
+                // A stopping run starts only `always` and `failure` tasks, and those must run (contract).
+                guard book.stop == nil, !book.isSuspended else { return false }
+                book.isSuspended = true
+                continuation.yield(.suspended(true))
+                return true
             }
             if changed { queues.forEach { $0.isSuspended = true } }
         case .resume:
@@ -212,23 +214,30 @@ public final class Runner: Sendable {
     }
 
     private func stop(_ reason: RunStop) {
-        enum Action { case terminate([any TaskExecution], Step), kill([any TaskExecution]) }
+        enum Action { case terminate([any TaskExecution], resume: Bool, Step), kill([any TaskExecution]) }
         let action = state.withLock { book -> Action in
             book.stopRequests += 1
             let handles = book.executions.values.map(\.handle)
             guard book.stopRequests == 1 else { return .kill(handles) }
             book.stop = reason
             continuation.yield(.stopping(reason))
+            // A stop lifts a suspension: `always` tasks still run (contract), and held ones would hang the run.
+            let resume = book.isSuspended
+            if resume {
+                book.isSuspended = false
+                continuation.yield(.suspended(false))
+            }
             for index in book.plan.states.indices where book.plan.states[index] == .executing {
                 book.terminated.insert(index)
                 if book.executions[index] == nil { book.terminateOnStart.insert(index) }
             }
             let transitions = book.plan.cancel()
             emit(transitions, in: &book)
-            return .terminate(handles, nextStep(after: transitions, in: &book))
+            return .terminate(handles, resume: resume, nextStep(after: transitions, in: &book))
         }
         switch action {
-        case .terminate(let handles, let step):
+        case .terminate(let handles, let resume, let step):
+            if resume { queues.forEach { $0.isSuspended = false } }
             handles.forEach { $0.terminate(grace: configuration.terminationGrace) }
             perform(step)
         case .kill(let handles):

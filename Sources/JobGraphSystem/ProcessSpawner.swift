@@ -59,17 +59,24 @@ public struct ProcessSpawner: Sendable {
 
     /// Starts the program `configuration` describes.
     ///
-    /// Niceness is applied right after `posix_spawn` returns, with `setpriority(PRIO_PGRP, pid, n)`. glibc's
-    /// `posix_spawn` waits (`CLONE_VFORK`) until the child has exec'd, so the program is already running
-    /// when this call returns; setting the whole group catches anything it forked in those microseconds,
-    /// and later descendants inherit the value. POSIX offers no spawn attribute for niceness, and the
-    /// alternatives cost more: wrapping the command in `nice -n` adds an exec per task, and changing this
-    /// thread's own niceness around the spawn could not be undone without privilege.
+    /// A child with a niceness is spawned from a short-lived thread running at that niceness (see
+    /// `NicedThread`), so the program runs niced from its first instruction. Setting it afterwards with
+    /// `setpriority(PRIO_PGRP)` raced with the exec: a quick program (`nice` itself) ran at 0. POSIX offers
+    /// no spawn attribute for niceness; wrapping the command in `nice -n` would add an exec per task, and
+    /// this thread's own niceness, once raised, could not be lowered again without privilege.
     /// - Returns: the running child; the caller owns its descriptors (see `ChildProcess`).
     /// - Throws: `SystemError` whose `subject` is the executable path: `ENOENT`, `EACCES`, `ENOEXEC` and the
-    ///   like from `posix_spawn`, `EINVAL` for an argument holding a NUL byte, or a failure to create the
-    ///   pipe or pidfd or to set the niceness (in which case the child is killed and reaped first).
+    ///   like from `posix_spawn`, `EINVAL` for an argument holding a NUL byte, a failure to create the pipe
+    ///   or pidfd (in which case the child is killed and reaped first), or to set the niceness.
     public func spawn(_ configuration: SpawnConfiguration) throws(SystemError) -> ChildProcess {
+        guard configuration.niceness != 0 else { return try spawnFromThisThread(configuration) }
+        return try NicedThread.run(niceness: configuration.niceness, subject: configuration.executablePath) {
+            () throws(SystemError) -> ChildProcess in try spawnFromThisThread(configuration)
+        }
+    }
+
+    /// Spawns with the calling thread's niceness, which the child inherits.
+    private func spawnFromThisThread(_ configuration: SpawnConfiguration) throws(SystemError) -> ChildProcess {
         let program = configuration.executablePath
         guard let argv = CStringArray(configuration.arguments), let envp = CStringArray(configuration.environment)
         else { throw SystemError("posix_spawn", errno: .invalidArgument, subject: program) }
@@ -97,21 +104,9 @@ public struct ProcessSpawner: Sendable {
             let pidfdOpen = try LinuxCalls.require(LinuxCalls.pidFDOpen, "pidfd_open")
             // The pid cannot be reused before we reap it, so opening the pidfd after the spawn is race-free.
             let exitDescriptor = FileDescriptor(rawValue: try sys("pidfd_open", subject: program) { pidfdOpen(pid, 0) })
-            if configuration.niceness != 0 {
-                do throws(SystemError) {
-                    _ = try sys("setpriority", subject: program) {
-                        setpriority(__priority_which_t(PRIO_PGRP.rawValue), id_t(pid), configuration.niceness)
-                    }
-                } catch where error.errno == .noSuchProcess {
-                    // The whole group already exited: there is nothing left to deprioritise.
-                } catch {
-                    exitDescriptor.closeIgnoringErrors()
-                    throw error
-                }
-            }
             return ChildProcess(id: ProcessID(rawValue: pid), output: pipe.readEnd, exitDescriptor: exitDescriptor)
         } catch {
-            // A child we cannot watch or deprioritise must not run on unobserved.
+            // A child we cannot watch must not run on unobserved.
             kill(-pid, SIGKILL)
             var status: CInt = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}

@@ -85,7 +85,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
     }
 
     private func exited(_ token: ChildToken, command index: Int, _ result: Result<TerminationStatus, SystemError>) {
-        enum Next { case spawn(Int), finish(TaskResult), wait }
+        enum Next { case spawn(Int), finish(TaskResult), wait, stopOthers }
         let next = state.withLock { state -> Next in
             state.running[token.rawValue] = nil
             switch result {
@@ -102,17 +102,28 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
                 if state.failure == nil { state.failure = .failed(exitCode: nil, reason: "lost track of the process: \(error)") }
             }
             if state.failure != nil && !state.isStopping && !state.running.isEmpty {
-                // A parallel group fails as a whole: terminate the rest.
+                // A parallel group fails as a whole: terminate the rest. Commands that succeed leave the
+                // others running: the group is done when all are done.
                 state.isStopping = true
+                return .stopOthers
             }
             if !state.running.isEmpty { return .wait }
-            if state.failure == nil, !concurrently, !state.isStopping, state.next < commands.count { return .spawn(state.next) }
+            if state.failure == nil, state.timedOut {
+                // A command that exits 0 on SIGTERM still ran out of time.
+                state.failure = .failed(exitCode: nil, reason: "timed out after \(formatted(work.timeout ?? 0))")
+            }
+            if state.failure == nil, !concurrently, state.next < commands.count {
+                if !state.isStopping { return .spawn(state.next) }
+                // Stopped between commands, or the stopped command exited 0: the list did not complete.
+                state.failure = .failed(exitCode: nil, reason: "stopped before `\(abbreviated(commands[state.next]))` ran")
+            }
             return .finish(state.failure ?? .succeeded)
         }
         switch next {
         case .spawn(let index): spawn(index)
         case .finish(let result): finish(result)
-        case .wait: if concurrently { stopRunning(using: .terminate(grace: .seconds(5))) }
+        case .wait: break
+        case .stopOthers: stopRunning(using: .terminate(grace: .seconds(5)))
         }
     }
 

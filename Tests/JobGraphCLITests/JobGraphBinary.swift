@@ -1,0 +1,145 @@
+import Foundation
+import JobGraphTestSupport
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built `jobgraph` executable, run as a user would run it: a separate process with arguments, a
+/// working directory and an environment, observed through its exit status, output and files.
+enum JobGraphBinary {
+    /// The environment the binary gets: no `TERM`, so `--progress auto` prints plain lines.
+    static let environment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"]
+
+    /// `jobgraph` beside the test bundle in the build's products directory (`swift build` and `swift test`
+    /// build it there), or the file `JOBGRAPH_BINARY` names.
+    static func location() throws -> URL {
+        if let override = ProcessInfo.processInfo.environment["JOBGRAPH_BINARY"] {
+            return URL(fileURLWithPath: override)
+        }
+        let testExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let candidates = [
+            testExecutable.deletingLastPathComponent().appendingPathComponent("jobgraph"),
+            Bundle.main.bundleURL.appendingPathComponent("jobgraph"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("jobgraph"),
+        ]
+        if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) { return found }
+        let message = "the jobgraph executable is not built: looked for \(candidates.map(\.path)); run `swift build` "
+            + "first, or set JOBGRAPH_BINARY to its path"
+        Issue.record(Comment(rawValue: message))
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: message])
+    }
+
+    /// Starts `jobgraph arguments…` in `directory`; its output goes to files there.
+    static func start(_ arguments: [String], in directory: ScratchDirectory,
+                      environment: [String: String] = JobGraphBinary.environment) throws -> RunningJobGraph {
+        try RunningJobGraph(executable: location(), arguments: arguments, directory: directory, environment: environment)
+    }
+
+    /// Runs `jobgraph arguments…` in `directory` to its end.
+    static func run(_ arguments: [String], in directory: ScratchDirectory,
+                    environment: [String: String] = JobGraphBinary.environment) async throws -> Outcome {
+        try await start(arguments, in: directory, environment: environment).finish()
+    }
+
+    /// How a finished `jobgraph` ended and what it printed.
+    struct Outcome {
+        /// The exit status, or 128 + the signal that ended it.
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+
+        var outputLines: [String] { Self.lines(standardOutput) }
+        var errorLines: [String] { Self.lines(standardError) }
+
+        private static func lines(_ text: String) -> [String] {
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if lines.last == "" { lines.removeLast() }
+            return lines
+        }
+    }
+}
+
+/// A `jobgraph` process started by a test, its standard output and error written to files in `directory`.
+final class RunningJobGraph {
+    let directory: ScratchDirectory
+    private let process = Process()
+    private let exit: AsyncStream<Int32>
+    private let outputName: String
+    private let errorName: String
+    private static let started = Mutex(0)
+
+    init(executable: URL, arguments: [String], directory: ScratchDirectory, environment: [String: String]) throws {
+        self.directory = directory
+        let number = Self.started.withLock { count in
+            count += 1
+            return count
+        }
+        outputName = "jobgraph-\(number).stdout"
+        errorName = "jobgraph-\(number).stderr"
+        try directory.write("", to: outputName)
+        try directory.write("", to: errorName)
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file(outputName)))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file(errorName)))
+        let (exit, continuation) = AsyncStream.makeStream(of: Int32.self)
+        self.exit = exit
+        process.terminationHandler = { process in
+            let status = process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+            continuation.yield(status)
+            continuation.finish()
+        }
+        try process.run()
+    }
+
+    var pid: pid_t { process.processIdentifier }
+
+    /// Sends `signal` to the process.
+    func send(_ signal: Int32) {
+        kill(pid, signal)
+    }
+
+    /// Everything it has written to standard output so far.
+    var standardOutput: String { directory.read(outputName) ?? "" }
+
+    /// The JSON objects of an events file written so far, one per complete line.
+    func events(in file: String) -> [[String: Any]] {
+        guard let text = directory.read(file) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            // A line still being written is no JSON yet; the next look reads it again.
+            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        }
+    }
+
+    /// Waits until the events file shows `count` transitions to `state`.
+    func waitForTransitions(to state: String, count: Int = 1, in file: String) async -> Bool {
+        await eventually { events(in: file).filter { $0["to"] as? String == state }.count >= count }
+    }
+
+    /// Waits until standard output holds `text`.
+    func waitForOutput(containing text: String) async -> Bool {
+        await eventually { standardOutput.contains(text) }
+    }
+
+    /// Waits for the exit; a process still running after `limit` (a hang guard) is killed and the test fails.
+    func finish(within limit: Duration = .seconds(50)) async throws -> JobGraphBinary.Outcome {
+        let pid = self.pid
+        let hangGuard = Task { () -> Bool in
+            do { try await Task.sleep(for: limit) } catch { return false }
+            kill(pid, SIGKILL)
+            return true
+        }
+        var status: Int32 = -1
+        for await code in exit { status = code }
+        if status == -1 { kill(pid, SIGKILL) }  // the test was cancelled: leave nothing running
+        hangGuard.cancel()
+        let hung = await hangGuard.value
+        #expect(!hung, "jobgraph did not exit within \(limit) and was killed")
+        return JobGraphBinary.Outcome(status: status, standardOutput: standardOutput, standardError: directory.read(errorName) ?? "")
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fresh directory under the system's temporary directory for tests that run real processes.
+public struct ScratchDirectory: Sendable {
+    /// Absolute, with symbolic links resolved, so it compares equal to what `pwd -P` prints.
+    public let path: String
+
+    /// Creates the directory; the name starts with `prefix`.
+    public init(_ prefix: String = "jobgraph-test") throws {
+        var template = Array((NSTemporaryDirectory() + "/\(prefix)-XXXXXX").utf8CString)
+        guard let created = mkdtemp(&template) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+        }
+        path = URL(fileURLWithPath: String(cString: created)).resolvingSymlinksInPath().path
+    }
+
+    /// The absolute path of `name` inside the directory.
+    public func file(_ name: String) -> String { path + "/" + name }
+
+    /// Writes `text` to `name` inside the directory.
+    public func write(_ text: String, to name: String) throws {
+        try text.write(toFile: file(name), atomically: false, encoding: .utf8)
+    }
+
+    /// The text of `name`, or `nil` when it cannot be read.
+    public func read(_ name: String) -> String? {
+        try? String(contentsOfFile: file(name), encoding: .utf8)  // a missing file is an answer, not an error
+    }
+
+    /// Whether `name` exists inside the directory.
+    public func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name)) }
+
+    /// Removes the directory and everything in it.
+    public func remove() {
+        try? FileManager.default.removeItem(atPath: path)  // best effort: a leftover temp dir harms nothing
+    }
+}
+
+/// What `/proc` says about the processes on this machine, for proving that none outlived a run.
+///
+/// Zombies are left out: on a machine whose init does not reap orphans (this CI's VM), an orphaned
+/// grandchild stays a zombie forever, though it ran no code after its death.
+public enum ProcessTable {
+    /// The living (not zombie) processes whose process group is `group`.
+    public static func living(inGroup group: pid_t) -> [pid_t] {
+        entries().filter { $0.group == group && $0.state != "Z" && $0.state != "X" }.map(\.pid)
+    }
+
+    /// The living processes with `argument` among their command-line arguments (a zombie has none).
+    public static func living(withArgument argument: String) -> [pid_t] {
+        entries().filter { entry in
+            guard entry.state != "Z", entry.state != "X",
+                  let data = FileManager.default.contents(atPath: "/proc/\(entry.pid)/cmdline") else { return false }
+            return data.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == argument }
+        }.map(\.pid)
+    }
+
+    /// The niceness of the calling process, which children inherit unless told otherwise.
+    public static var ownNiceness: Int32 {
+        errno = 0
+        return getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+    }
+
+    private struct Entry {
+        var pid: pid_t
+        var state: Character
+        var group: pid_t
+    }
+
+    private static func entries() -> [Entry] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return names.compactMap { name -> Entry? in
+            guard let pid = pid_t(name),
+                  let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                  let afterName = stat.range(of: ") ", options: .backwards)
+            else { return nil }  // a process that ended while we looked is simply not there
+            // After the name: state, ppid, pgrp, …
+            let fields = stat[afterName.upperBound...].split(separator: " ")
+            guard fields.count > 2, let state = fields[0].first, let group = pid_t(fields[2]) else { return nil }
+            return Entry(pid: pid, state: state, group: group)
+        }
+    }
+}
+
+/// Checks `condition` every 10 ms until it holds or `limit` passes: for effects with no event to await,
+/// such as the kernel finishing a process's exit. `limit` is a hang guard, never the expected wait.
+/// - Returns: whether the condition held in time.
+public func eventually(within limit: Duration = .seconds(20), _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while true {
+        if try condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        do {
+            try await Task.sleep(for: .milliseconds(10))
+        } catch {
+            return try condition()  // cancelled: one last look
+        }
+    }
+}

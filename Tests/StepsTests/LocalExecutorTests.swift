@@ -1,0 +1,55 @@
+import Execution
+import Foundation
+import JobGraphTestSupport
+import Testing
+
+/// What `LocalExecutor` gives each attempt's processes: niceness, working directory, environment, log.
+@Suite(.timeLimit(.minutes(1)))
+struct LocalExecutorTests {
+    @Test(arguments: [(Int32(10), "10"), (Int32(19), "19")])
+    func theWorkRunsWithItsNiceness(niceness: Int32, printed: String) async throws {
+        try await withStepBench { bench in
+            let (lines, result) = try await bench.run(bench.work(["nice"], niceness: niceness))
+            #expect(result == .succeeded)
+            #expect(lines == [printed])
+        }
+    }
+
+    @Test func theChildGetsItsWorkingDirectoryAndExactlyItsEnvironment() async throws {
+        try await withStepBench { bench in
+            try FileManager.default.createDirectory(atPath: bench.directory.file("sub dir"), withIntermediateDirectories: false)
+            var environment = StepBench.environment
+            environment["GREETING"] = "hello, world"
+            let work = bench.work(["pwd -P", "printf '%s|%s\\n' \"$GREETING\" \"${HOME-unset}\""],
+                                  workingDirectory: bench.directory.file("sub dir"), environment: environment)
+            let (lines, result) = try await bench.run(work)
+            #expect(result == .succeeded)
+            // HOME is set in the test process, but the work's environment is complete as given: no leaks.
+            #expect(lines == [bench.directory.file("sub dir"), "hello, world|unset"])
+        }
+    }
+
+    @Test func aRetryAppendsToTheLogUnderAnAttemptLine() async throws {
+        try await withStepBench { bench in
+            let first = try await bench.run(bench.work(["echo first try; exit 1"], attempt: 1))
+            #expect(first.result?.exitCode == 1)
+            let second = try await bench.run(bench.work(["echo second try"], attempt: 2))
+            #expect(second.result == .succeeded)
+            #expect(second.lines == ["second try"])
+            #expect(bench.log() == "first try\n--- attempt 2 ---\nsecond try\n")
+            // A new first attempt (the next run) starts the log afresh.
+            _ = try await bench.run(bench.work(["echo next run"], attempt: 1))
+            #expect(bench.log() == "next run\n")
+        }
+    }
+
+    @Test func logsOfDifferentTasksStaySeparate() async throws {
+        try await withStepBench { bench in
+            async let one = bench.run(bench.work(["echo from one"], id: "one"))
+            async let two = bench.run(bench.work(["echo from two"], id: "two"))
+            _ = try await (one, two)
+            #expect(bench.log(of: "one") == "from one\n")
+            #expect(bench.log(of: "two") == "from two\n")
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Execution
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import JobGraphTestSupport
+import Testing
+
+/// `run` and `parallel` tasks as real child processes on a real event loop (contract: "The pipeline file",
+/// `run`, `parallel`, `timeout`). Every wait is for an event the step reports; the time limit is a hang guard.
+@Suite(.timeLimit(.minutes(1)))
+struct ShellStepTests {
+    @Test func outputReachesTheLogAndTheReporterAsWholeLines() async throws {
+        try await withStepBench { bench in
+            // Pieces of one line arrive in separate writes; stderr shares the pipe; the last line has no newline.
+            let command = "printf 'one\\ntw'; sleep 0.05; printf 'o grüße\\n'; echo to-stderr >&2; printf 'last without newline'"
+            let (lines, result) = try await bench.run(bench.work([command]))
+            #expect(result == .succeeded)
+            #expect(lines == ["one", "two grüße", "to-stderr", "last without newline"])
+            #expect(bench.log() == "one\ntwo grüße\nto-stderr\nlast without newline\n")
+        }
+    }
+
+    @Test func aRunListGoesInOrderAndStopsAtTheFirstFailureWithItsExitCode() async throws {
+        try await withStepBench { bench in
+            let (lines, result) = try await bench.run(bench.work(["echo first", "echo second; exit 3", "touch third-ran"]))
+            #expect(result?.exitCode == 3)
+            #expect(result?.reason.contains("exit 3") == true)
+            #expect(result?.reason.contains("code 3") == true)
+            #expect(lines == ["first", "second"])
+            #expect(!bench.directory.exists("third-ran"))
+        }
+    }
+
+    @Test func parallelCommandsRunAtTheSameTime() async throws {
+        try await withStepBench { bench in
+            // Opening a FIFO blocks until its other end is opened too: the first command cannot finish
+            // writing to `ab` unless the second is already reading, and the second cannot write `ba` unless
+            // the first reads it. Run one after the other, they would block until the (hang-guard) timeout.
+            try #require(mkfifo(bench.directory.file("ab"), 0o600) == 0)
+            try #require(mkfifo(bench.directory.file("ba"), 0o600) == 0)
+            let work = bench.work(["echo from-first > ab; cat ba", "cat ab; echo from-second > ba"],
+                                  concurrently: true, timeout: 50)
+            let (lines, result) = try await bench.run(work)
+            #expect(result == .succeeded)
+            #expect(lines.sorted() == ["from-first", "from-second"])
+        }
+    }
+
+    @Test func theFirstParallelFailureTerminatesTheOthers() async throws {
+        try await withStepBench { bench in
+            let work = bench.work([
+                "echo $$ > long.tmp && mv long.tmp long.group; exec sleep 300.81",
+                "until [ -e long.group ]; do sleep 0.01; done; exit 4",
+            ], concurrently: true)
+            let (_, result) = try await bench.run(work)
+            #expect(result?.exitCode == 4)
+            #expect(result?.reason.contains("exit 4") == true)
+            let group = try #require(bench.directory.read("long.group").flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+            // The step ends only once every command has been reaped.
+            #expect(ProcessTable.living(inGroup: group).isEmpty)
+            #expect(ProcessTable.living(withArgument: "300.81").isEmpty)
+        }
+    }
+
+    @Test func aTimeoutEndsTheWholeProcessGroupIncludingABackgroundedGrandchild() async throws {
+        try await withStepBench { bench in
+            var watch = try bench.start(bench.work(["sleep 300.82 & echo \"$$\"; sleep 300.82"], timeout: 2))
+            let groupLine = try #require(await watch.nextLine())
+            let group = try #require(pid_t(groupLine))
+            // The shell, its background sleep and its foreground sleep (or the shell exec'd into it).
+            #expect(ProcessTable.living(inGroup: group).count >= 2)
+            let result = try #require(await watch.end())
+            #expect(result.reason.contains("timed out after 2s"))
+            #expect(result.exitCode == nil)
+            // The kernel may still be finishing the grandchild's exit when its pipe reports end of file.
+            #expect(await eventually { ProcessTable.living(inGroup: group).isEmpty })
+            // Only zombies may remain (nothing here reaps orphans): kill(-pgid, 0) finds no process that can run.
+            #expect(ProcessTable.living(withArgument: "300.82").isEmpty)
+        }
+    }
+
+    @Test func aTimedOutCommandFailsEvenWhenItExitsZeroOnSIGTERM() async throws {
+        try await withStepBench { bench in
+            let command = "trap 'echo caught; exit 0' TERM; echo up; sleep 300.83 & wait"
+            let (lines, result) = try await bench.run(bench.work([command], timeout: 1))
+            #expect(lines == ["up", "caught"])
+            #expect(result?.reason.contains("timed out after 1s") == true)
+            #expect(ProcessTable.living(withArgument: "300.83").isEmpty)
+        }
+    }
+
+    @Test func aRunListStoppedPartWayDoesNotSucceed() async throws {
+        try await withStepBench { bench in
+            // The first command ends cleanly on SIGTERM, but the second never runs: that is no success.
+            var watch = try bench.start(bench.work(["trap 'exit 0' TERM; echo up; sleep 300.84 & wait", "touch second-ran"]))
+            #expect(await watch.nextLine() == "up")
+            watch.execution.terminate(grace: 5)
+            let result = try #require(await watch.end())
+            #expect(result != .succeeded)
+            #expect(result.reason.contains("touch second-ran"))
+            #expect(!bench.directory.exists("second-ran"))
+        }
+    }
+
+    @Test func terminateEndsEveryCommandOfAParallelGroup() async throws {
+        try await withStepBench { bench in
+            var watch = try bench.start(bench.work(["echo up; exec sleep 300.85", "echo up; exec sleep 300.85"], concurrently: true))
+            #expect(await watch.nextLine() == "up")
+            #expect(await watch.nextLine() == "up")
+            watch.execution.terminate(grace: 5)
+            let result = try #require(await watch.end())
+            #expect(result.reason.contains("SIGTERM"))
+            #expect(ProcessTable.living(withArgument: "300.85").isEmpty)
+        }
+    }
+
+    @Test func aMissingProgramExitsWith127() async throws {
+        try await withStepBench { bench in
+            let (lines, result) = try await bench.run(bench.work(["jobgraph-no-such-program-4711 --flag"]))
+            #expect(result?.exitCode == 127)
+            #expect(lines.contains { $0.contains("jobgraph-no-such-program-4711") && $0.contains("not found") })
+        }
+    }
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Drives `jobgraph run` in a real terminal, a detached tmux session, and checks what a user sees there:
+# the live board while tasks execute (tasks, elapsed times, counts), the screen once the run is over
+# (the summary, nothing left of the board), and plain lines when TERM=dumb.
+#
+#   Tests/tty/board.sh [path/to/jobgraph]      # default: .build/debug/jobgraph
+#
+# Prints "tty board: N passed, M failed" and exits non-zero if anything failed. The tasks wait for a file
+# this script creates once the board is on screen; every wait polls the screen, with a 20 s hang guard.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+binary=$(realpath "${1:-$root/.build/debug/jobgraph}")
+if ! command -v tmux > /dev/null; then
+    echo "tty board: tmux is not installed; install it (apt-get install tmux)"
+    exit 2
+fi
+if [ ! -x "$binary" ]; then
+    echo "tty board: no jobgraph executable at $binary; run swift build first"
+    exit 2
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/jobgraph-tty-XXXXXX")
+socket="jobgraph-tty-$$"
+# A private server with a known configuration; a pane stays on screen after its command exits.
+echo "set -g remain-on-exit on" > "$work/tmux.conf"
+tmux() { command tmux -u -f "$work/tmux.conf" -L "$socket" "$@"; }
+# The server inherits this script's signal mask, and a caller may have blocked SIGTERM (Foundation's
+# Process passes on its thread's mask), so `kill-server` cannot be relied on: signal by process id.
+# jobgraph itself reads SIGINT whatever the mask, so a run a failed check left waiting is stopped too.
+cleanup() {
+    local server socket_path pane
+    server=$(tmux display-message -p '#{pid}' 2> /dev/null)
+    socket_path=$(tmux display-message -p '#{socket_path}' 2> /dev/null)
+    for pane in $(tmux list-panes -a -F '#{?pane_dead,,#{pane_pid}}' 2> /dev/null); do
+        kill -INT -- "-$pane" 2> /dev/null
+    done
+    if [ -n "$server" ]; then kill -KILL "$server" 2> /dev/null; fi
+    if [ -n "$socket_path" ]; then rm -f "$socket_path"; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+cat > "$work/pipeline.yaml" << 'YAML'
+version: 1
+tasks:
+  alpha: {run: "until [ -e go ]; do sleep 0.02; done"}
+  beta: {run: "until [ -e go ]; do sleep 0.02; done"}
+  gamma: {needs: [alpha, beta], run: "echo gamma done"}
+YAML
+
+passed=0
+failed=0
+screen=""
+
+capture() { screen=$(tmux capture-pane -p -t "$1"); }
+# The screen and the scrollback above it. tmux (scroll-on-clear, on by default) moves the screen into the
+# scrollback whenever it is erased from the top-left corner, as each redraw of a board drawn at the top
+# does, so a permanent line printed with a redraw may sit just above the visible screen.
+capture_all() { screen=$(tmux capture-pane -p -S - -t "$1"); }
+
+# wait_for SESSION REGEX: polls the visible screen until a line matches.
+wait_for() {
+    local deadline=$((SECONDS + 20))
+    while ((SECONDS < deadline)); do
+        capture "$1"
+        if grep -Eq -- "$2" <<< "$screen"; then return 0; fi
+        sleep 0.05
+    done
+    return 1
+}
+
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    printf 'FAIL: %s\n--- screen ---\n%s\n--------------\n' "$1" "$screen"
+}
+expect_wait() { if wait_for "$1" "$2"; then pass; else fail "$3"; fi; }
+expect_line() { if grep -Eq -- "$1" <<< "$screen"; then pass; else fail "$2"; fi; }
+expect_no_line() { if grep -Eq -- "$1" <<< "$screen"; then fail "$2"; else pass; fi; }
+
+start() { # SESSION COMMAND: the pane stays open after jobgraph exits, so its last screen can be read
+    tmux new-session -d -x 100 -y 30 -s "$1" -c "$work" "$2; echo \"jobgraph exited with \$?\""
+}
+
+# 1. The live board, on a terminal tmux describes as TERM=screen.
+start board "'$binary' run pipeline.yaml --jobs 2"
+expect_wait board '^pipeline\.yaml: 0/3 done, 2 running, [0-9]+\.[0-9]s$' "the board's header counts 2 running of 3"
+expect_line '^  alpha +default +[0-9]+\.[0-9]s$' "the board shows alpha executing with its elapsed time"
+expect_line '^  beta +default +[0-9]+\.[0-9]s$' "the board shows beta executing with its elapsed time"
+# With no event coming, the board's clocks still advance.
+expect_wait board '^  alpha +default +([1-9][0-9]*|0\.[5-9])\.?[0-9]*s$' "alpha's elapsed time advances while it runs"
+touch "$work/go"
+expect_wait board '^jobgraph exited with ' "jobgraph ends once the tasks may finish"
+expect_line '^jobgraph exited with 0$' "the run succeeds"
+expect_line '^3 succeeded in [0-9.]+s$' "the summary is on screen"
+expect_no_line 'done, [0-9]+ running' "no board header is left"
+expect_no_line '^  (alpha|beta|gamma) +default' "no board row is left"
+capture_all board
+expect_line '^gamma \| gamma done$' "a task's output is printed for good"
+
+# 2. TERM=dumb: plain lines, no board.
+rm -f "$work/go"
+touch "$work/go"
+start dumb "TERM=dumb '$binary' run pipeline.yaml --jobs 2"
+expect_wait dumb '^jobgraph exited with ' "jobgraph ends under TERM=dumb"
+expect_line '^jobgraph exited with 0$' "the run succeeds under TERM=dumb"
+expect_line '^\[ *[0-9]+\.[0-9]{2}s\] alpha  ready -> executing$' "plain transition lines under TERM=dumb"
+expect_line '^\[ *[0-9]+\.[0-9]{2}s\] gamma  executing -> succeeded' "every transition has its line under TERM=dumb"
+expect_line '^3 succeeded in [0-9.]+s$' "the summary under TERM=dumb"
+expect_no_line 'done, [0-9]+ running' "no board under TERM=dumb"
+
+echo "tty board: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
