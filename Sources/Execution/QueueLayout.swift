@@ -23,34 +23,66 @@ public struct QueueLayout: Sendable {
 }
 
 extension Plan {
-    /// The Plan of a graph: its needs, `when` rules, priorities and remaining critical paths.
+    /// The Plan of a graph: its needs, `when` rules, priorities, remaining critical paths, conditions,
+    /// exclusivity categories, parallel weights, services and dynamic fan-outs.
     /// - Parameter durations: expected seconds per node (from history); `nil` counts every task as 1.
     public init(graph: TaskGraph, layout: QueueLayout, jobs: Int, keepGoing: Bool, durations: [Double]? = nil) {
         let criticalPaths = durations.map { graph.criticalPathLengths(durations: $0) } ?? graph.criticalPathLengths()
+        let categories = ExclusivityCategories(graph: graph)
         let tasks = graph.nodes.indices.map { index in
-            let spec = graph.nodes[index].spec
-            return Plan.Task(id: graph.nodes[index].id, queue: layout.queueOfTask[index], priority: spec.priority,
+            let node = graph.nodes[index]
+            let spec = node.spec
+            var weight = 1
+            if case .parallel(let commands) = spec.action { weight = max(1, commands.count) }
+            return Plan.Task(id: node.id, queue: layout.queueOfTask[index], priority: spec.priority,
                              criticalPath: criticalPaths[index], when: spec.when, allowsFailure: spec.allowFailure,
-                             needs: graph.dependencies[index])
+                             needs: graph.dependencies[index], hasConditions: !spec.conditions.isEmpty,
+                             categories: categories.indices(of: spec.exclusive), weight: weight,
+                             isService: spec.service != nil, isFanOut: node.isDynamicFanOut)
         }
-        self.init(tasks: tasks, jobs: jobs, queueLimits: layout.limits, keepGoing: keepGoing)
+        self.init(tasks: tasks, jobs: jobs, queueLimits: layout.limits, categoryCount: categories.names.count, keepGoing: keepGoing)
     }
 
-    /// The order tasks would start if every task succeeded and took the same time: what `--dry-run` shows.
+    /// The order tasks would start if every task succeeded and took the same time, conditions held and
+    /// services were ready at once: what `--dry-run` shows. A dynamic fan-out counts as one step.
     public func startOrder() -> [Int] {
         var plan = self
-        _ = plan.begin()
         var order: [Int] = []
         var running: [Int] = []
         var next = 0
+        var transitions = plan.begin()
         repeat {
-            let started = plan.take()
+            var requests = plan.takeRequests()
+            while !requests.isEmpty {
+                for index in requests.checkConditions { transitions += plan.conditionsChecked(index, met: true) }
+                for index in requests.expand {
+                    order.append(index)
+                    transitions += plan.expand(index, items: []).transitions
+                }
+                requests = plan.takeRequests()
+            }
+            let started = plan.take().started
             order += started
             running += started
+            for index in started where plan.tasks[index].isService { transitions += plan.serviceReady(index) }
             guard next < running.count else { break }
-            _ = plan.record(running[next], .succeeded)
+            transitions += plan.record(running[next], .succeeded)
             next += 1
         } while true
+        _ = transitions
         return order
     }
+}
+
+/// The `exclusive:` category names of a graph, numbered for the Plan.
+struct ExclusivityCategories {
+    let names: [String]
+    private let indexByName: [String: Int]
+
+    init(graph: TaskGraph) {
+        names = Array(Set(graph.nodes.flatMap(\.spec.exclusive))).sorted()
+        indexByName = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
+    }
+
+    func indices(of categories: [String]) -> [Int] { categories.compactMap { indexByName[$0] } }
 }

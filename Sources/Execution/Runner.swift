@@ -1,6 +1,6 @@
-import JobGraphBasics
 import Dispatch
 import Foundation
+import JobGraphBasics
 import PipelineModel
 import TaskGraph
 
@@ -12,6 +12,10 @@ import TaskGraph
 /// add), so the queue only ever holds what may start now, and every step stays linear in tasks plus
 /// edges. The `needs` are still `addDependency` edges, so the operations tell the truth to any
 /// Foundation code that inspects them.
+///
+/// The Advanced NSOperations ideas live here as first-class parts: conditions (checked while a task is
+/// `waiting`), mutual exclusivity (in the `Plan`), observers (the event stream) and operations that
+/// produce operations (a dynamic fan-out adds its items, with their operations, while the run goes on).
 public final class Runner: Sendable {
     /// Every event of the run, in order; finishes after `.finished`. Drain it from one task.
     public let events: AsyncStream<RunEvent>
@@ -22,11 +26,10 @@ public final class Runner: Sendable {
     private let resolver: Result<WorkResolver, TemplateError>
     private let queues: [OperationQueue]
     private let queueNames: [String]
-    private let queueOfTask: [Int]
-    private let operations: [TaskOperation]
     private let state: Locked<RunBook>
     private let clock = ContinuousClock()
     private let startInstant: ContinuousClock.Instant
+    private let beginBox: WeakBox<Runner>
 
     public init(graph: TaskGraph, configuration: RunConfiguration, executor: any TaskExecutor,
                 durations: [Double]? = nil) {
@@ -38,7 +41,6 @@ public final class Runner: Sendable {
 
         let layout = QueueLayout(graph: graph, jobs: configuration.jobs, processorCount: configuration.processorCount)
         queueNames = layout.names
-        queueOfTask = layout.queueOfTask
         queues = layout.names.indices.map { index in
             let queue = OperationQueue()
             queue.name = layout.names[index]
@@ -47,19 +49,23 @@ public final class Runner: Sendable {
             return queue
         }
         let plan = Plan(graph: graph, layout: layout, jobs: configuration.jobs, keepGoing: configuration.keepGoing, durations: durations)
-        state = Locked(RunBook(plan: plan))
-        startInstant = clock.now
-
+        let tasks = graph.nodes.map { RunTask(node: $0, graph: graph, queue: layout.queueOfTask[$0.index]) }
         // The operations start their task through a weak reference: the runner owns them, not the reverse.
-        let begin = WeakBox<Runner>()
-        operations = graph.nodes.indices.map { index in
-            TaskOperation(index: index, name: graph.nodes[index].id.rawValue, priority: graph.nodes[index].spec.priority,
-                          qos: graph.qualityOfService(ofNode: index)) { index in begin.value?.begin(index) }
-        }
+        let box = WeakBox<Runner>()
+        beginBox = box
+        let operations = tasks.indices.map { index in Self.operation(index, for: tasks[index], begin: box) }
         for (index, operation) in operations.enumerated() {
             for need in graph.dependencies[index] { operation.addDependency(operations[need]) }
         }
-        begin.value = self
+        state = Locked(RunBook(plan: plan, tasks: tasks, operations: operations))
+        startInstant = clock.now
+        beginBox.value = self
+    }
+
+    private static func operation(_ index: Int, for task: RunTask, begin: WeakBox<Runner>) -> TaskOperation {
+        TaskOperation(index: index, name: task.id.rawValue, priority: task.spec.priority, qos: task.qos) { index in
+            begin.value?.begin(index)
+        }
     }
 
     /// Runs every task to a terminal state and returns what happened. Call once.
@@ -80,6 +86,7 @@ public final class Runner: Sendable {
             }
             if finished { waiter.resume() }
         }
+        await runPipelineHook()
         let summary = makeSummary()
         continuation.yield(.finished(summary))
         continuation.finish()
@@ -132,14 +139,15 @@ public final class Runner: Sendable {
     }
 
     private func launch(_ index: Int, attempt: Int) {
-        let id = graph.nodes[index].id
+        let task = state.withLock { $0.tasks[index] }
         let continuation = self.continuation
+        let id = task.id
         let reporter = TaskReporter(
             output: { line in continuation.yield(.output(task: id, line: line)) },
             progress: { bytes, total in continuation.yield(.progress(task: id, bytes: bytes, total: total)) },
             finished: { [weak self] result in self?.attemptEnded(index, attempt: attempt, result) })
         do {
-            let work = try resolver.get().work(for: index, attempt: attempt)
+            let work = try resolver.get().work(for: task, attempt: attempt)
             let handle = try executor.start(work, reporter: reporter)
             let stopNow = state.withLock { book -> Bool in
                 guard book.endedAttempt[index] < attempt else { return false }
@@ -147,6 +155,7 @@ public final class Runner: Sendable {
                 return book.terminateOnStart.remove(index) != nil
             }
             if stopNow { handle.terminate(grace: configuration.terminationGrace) }
+            if let service = task.spec.service, !stopNow { watchReadiness(of: index, task: task, service: service, handle: handle) }
         } catch let error as TemplateError {
             attemptEnded(index, attempt: attempt, .failed(exitCode: nil, reason: error.message))
         } catch {
@@ -155,62 +164,97 @@ public final class Runner: Sendable {
     }
 
     private func attemptEnded(_ index: Int, attempt: Int, _ result: TaskResult) {
-        let spec = graph.nodes[index].spec
-        enum Next { case retry(Double), step(Step) }
+        enum Next { case retry(Double), hook(String, RunTask), complete }
         let next = state.withLock { book -> Next in
+            let task = book.tasks[index]
             book.executions[index] = nil
             book.endedAttempt[index] = attempt
-            let duration = book.attemptStarted[index].map { seconds(clock.now - $0) }
-            if case .failed(let exitCode, let reason) = result, attempt <= spec.retries, book.stop == nil {
+            let stopped = book.stop != nil && book.terminated.contains(index)
+            if case .failed(let exitCode, let reason) = result, attempt <= task.spec.retries, book.stop == nil,
+               task.spec.service == nil {
+                let duration = book.attemptStarted[index].map { seconds(clock.now - $0) }
                 emit(index, from: .executing, to: .failed, exitCode: exitCode, error: reason + "; retrying", duration: duration, in: &book)
-                return .retry(spec.retryDelay * pow(2, Double(attempt - 1)))
+                return .retry(task.spec.retryDelay * pow(2, Double(attempt - 1)))
             }
-            let outcome: Plan.Outcome
-            switch result {
-            case .succeeded: outcome = .succeeded
-            case .failed(let exitCode, let reason):
-                let stoppedByUs = book.stop != nil && book.terminated.contains(index)
-                outcome = stoppedByUs ? .cancelled : .failed
-                if !stoppedByUs { book.failures[index] = (exitCode, reason) }
+            book.results[index] = result
+            // Contract: completion hooks run once the terminal state is known, before dependents go on.
+            let hook = result.isSuccess || book.stoppedServices.contains(index) ? task.spec.onSuccess : task.spec.onFailure
+            if let hook, !stopped, let command = try? hook.rendered(in: (try? resolver.get())?.context(for: task)
+                ?? TemplateContext(variables: [:]), as: .shellQuoted) {  // the loader checked the template's names
+                return .hook(command, task)
             }
-            book.ended[index] = elapsed()
-            let transitions = book.plan.record(index, outcome)
-            if case .failed(let exitCode, let reason) = result {
-                emit(index, from: .executing, to: transitions[0].to, exitCode: exitCode, error: reason, duration: duration, in: &book)
-            } else {
-                emit(index, from: .executing, to: transitions[0].to, exitCode: 0, duration: duration, in: &book)
-            }
-            let rest = Array(transitions.dropFirst())
-            emit(rest, in: &book)
-            return .step(nextStep(after: rest, in: &book))
+            return .complete
         }
         switch next {
         case .retry(let delay):
             DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.retry(index, after: attempt) }
-        case .step(let step):
-            operations[index].finish()
-            perform(step)
+        case .hook(let command, let task):
+            Task { [self] in
+                let hookSucceeded = await runCommand(command, for: task)
+                if !hookSucceeded {
+                    state.withLock { book in
+                        book.hookFailures.append(RunSummary.FailedTask(
+                            id: task.id, exitCode: nil, reason: "its completion hook `\(command)` failed", allowed: false,
+                            logPath: (try? resolver.get())?.logPath(for: task.id) ?? "", lastLines: []))
+                    }
+                }
+                complete(index)
+            }
+        case .complete:
+            complete(index)
         }
+    }
+
+    /// Records a task's final result in the Plan and moves the run on.
+    private func complete(_ index: Int) {
+        let step = state.withLock { book -> Step in
+            let duration = book.attemptStarted[index].map { seconds(clock.now - $0) }
+            let result = book.results[index] ?? .succeeded
+            let outcome: Plan.Outcome
+            var exitCode: Int32? = 0
+            var error: String?
+            switch result {
+            case .succeeded:
+                outcome = .succeeded
+            case .failed(let code, _) where book.stoppedServices.contains(index):
+                // A service stopped because nothing needs it any more ended as planned.
+                outcome = .succeeded
+                exitCode = code
+            case .failed(let code, let reason):
+                let stoppedByUs = book.stop != nil && book.terminated.contains(index)
+                outcome = stoppedByUs ? .cancelled : .failed
+                if !stoppedByUs { book.failures[index] = (code, reason) }
+                exitCode = code
+                error = reason
+            }
+            book.ended[index] = elapsed()
+            let from = book.plan.states[index]
+            let transitions = book.plan.record(index, outcome)
+            guard let own = transitions.first else { return nextStep(after: [], in: &book) }
+            emit(index, from: from, to: own.to, exitCode: exitCode, error: error, duration: duration, in: &book)
+            let rest = Array(transitions.dropFirst())
+            emit(rest, in: &book)
+            return nextStep(after: rest, ended: index, in: &book)
+        }
+        perform(step)
     }
 
     private func retry(_ index: Int, after attempt: Int) {
         let stopped = state.withLock { book -> Bool in
-            guard book.stop == nil else { return true }
+            guard book.stop == nil else {
+                book.terminated.insert(index)
+                return true
+            }
             book.attempts[index] = attempt + 1
             book.attemptStarted[index] = clock.now
             emit(index, from: .failed, to: .executing, in: &book)
             return false
         }
         if stopped {
-            book(terminated: index)
             attemptEnded(index, attempt: attempt + 1, .failed(exitCode: nil, reason: "cancelled before retrying"))
         } else {
             launch(index, attempt: attempt + 1)
         }
-    }
-
-    private func book(terminated index: Int) {
-        state.withLock { book in _ = book.terminated.insert(index) }
     }
 
     private func stop(_ reason: RunStop) {
@@ -245,20 +289,186 @@ public final class Runner: Sendable {
         }
     }
 
+    // MARK: - Work the Plan asks for
+
+    /// Checks a waiting task's conditions in order, stopping at the first unmet one.
+    private func checkConditions(of index: Int) async {
+        let task = state.withLock { $0.tasks[index] }
+        var met = true
+        var unmet: String?
+        do {
+            let resolver = try resolver.get()
+            let context = ConditionContext(
+                workingDirectory: try resolver.workingDirectory(for: task), environment: try resolver.environment(for: task),
+                runCommand: { [weak self] command in await self?.runCommand(command, for: task) ?? false })
+            for condition in task.spec.conditions {
+                let check = try condition.check(in: resolver.context(for: task))
+                if await !check.isMet(in: context) {
+                    met = false
+                    unmet = check.summary
+                    break
+                }
+            }
+        } catch {
+            met = false
+            unmet = "\(error)"
+        }
+        let step = state.withLock { book in
+            let transitions = book.plan.conditionsChecked(index, met: met)
+            if let first = transitions.first, first.task == index, first.to == .skipped, let unmet {
+                emit(index, from: first.from, to: .skipped, error: "condition not met: \(unmet)", in: &book)
+                emit(Array(transitions.dropFirst()), in: &book)
+            } else {
+                emit(transitions, in: &book)
+            }
+            return nextStep(after: transitions, in: &book)
+        }
+        perform(step)
+    }
+
+    /// Reads a dynamic fan-out's items and adds them, each with its operation, to the running queues.
+    private func expand(_ group: Int) {
+        let task = state.withLock { $0.tasks[group] }
+        var items: [ItemValue] = []
+        var failure: String?
+        do {
+            let resolver = try resolver.get()
+            guard case .file(let source)? = task.spec.foreach else { throw FanOutItems.ReadError(description: "not a fan-out") }
+            let shown = try source.rendered(in: resolver.context(for: task), as: .confinedPath)
+            let directory = try resolver.workingDirectory(for: task)
+            items = try FanOutItems.read(shown.hasPrefix("/") ? shown : directory + "/" + shown, shownAs: shown)
+        } catch {
+            failure = "\(error)"
+        }
+        let step = state.withLock { book -> Step in
+            if let failure {
+                book.failures[group] = (nil, failure)
+                book.ended[group] = elapsed()
+                let transitions = book.plan.record(group, .failed)
+                if let own = transitions.first {
+                    emit(group, from: .executing, to: own.to, error: failure, in: &book)
+                }
+                let rest = Array(transitions.dropFirst())
+                emit(rest, in: &book)
+                return nextStep(after: rest, ended: group, in: &book)
+            }
+            let groupTask = book.tasks[group]
+            let planItems = items.indices.map { number in
+                var item = book.plan.tasks[group]
+                item.id = groupTask.id.item(String(number))
+                item.isFanOut = false
+                return item
+            }
+            let (added, transitions) = book.plan.expand(group, items: planItems)
+            for (number, index) in added.enumerated() {
+                let runTask = RunTask(item: items[number], number: number, of: groupTask, groupIndex: group)
+                book.tasks.append(runTask)
+                let operation = Self.operation(index, for: runTask, begin: beginBox)
+                book.operations.append(operation)
+                book.growBookkeeping()
+            }
+            emit(transitions, in: &book)
+            return nextStep(after: transitions, in: &book)
+        }
+        perform(step)
+    }
+
+    /// Waits until a service is ready, then lets its dependents go; not ready in time fails it.
+    private func watchReadiness(of index: Int, task: RunTask, service: ServiceSpec, handle: any TaskExecution) {
+        Task { [self] in
+            let timeout = service.timeout ?? 30
+            let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+            var ready = service.ready == nil
+            if let condition = service.ready, let resolver = try? resolver.get(),
+               let check = try? condition.check(in: resolver.context(for: task)),
+               let directory = try? resolver.workingDirectory(for: task), let environment = try? resolver.environment(for: task) {
+                let context = ConditionContext(workingDirectory: directory, environment: environment,
+                                               runCommand: { [weak self] command in await self?.runCommand(command, for: task) ?? false })
+                while !ready, ContinuousClock.now < deadline {
+                    if state.withLock({ $0.plan.states[index] != .executing }) { return }  // it ended on its own
+                    ready = await check.isMet(in: context)
+                    if !ready { try? await Task.sleep(for: .milliseconds(100)) }  // cancellation just ends the wait
+                }
+            }
+            guard ready else {
+                state.withLock { book in book.notReady.insert(index) }
+                handle.terminate(grace: configuration.terminationGrace)
+                return
+            }
+            let step = state.withLock { book in
+                let transitions = book.plan.serviceReady(index)
+                emit(transitions, in: &book)
+                return nextStep(after: transitions, in: &book)
+            }
+            perform(step)
+        }
+    }
+
+    /// Runs a shell command for a task (a hook or a condition) through the executor; true on success.
+    private func runCommand(_ command: String, for task: RunTask) async -> Bool {
+        guard let work = try? resolver.get().commandWork(command, for: task) else { return false }
+        let continuation = self.continuation
+        return await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+            let reporter = TaskReporter(output: { line in continuation.yield(.output(task: task.id, line: line)) },
+                                        finished: { result in done.resume(returning: result.isSuccess) })
+            do {
+                _ = try executor.start(work, reporter: reporter)
+            } catch {
+                done.resume(returning: false)
+            }
+        }
+    }
+
+    /// The pipeline's own `on_success` / `on_failure`, once every task has ended.
+    private func runPipelineHook() async {
+        let failed = state.withLock { book in !book.failures.isEmpty || book.stop != nil }
+        guard let hook = failed ? graph.pipeline.onFailure : graph.pipeline.onSuccess,
+              let command = try? hook.rendered(in: TemplateContext(variables: Dictionary(
+                  graph.pipeline.variables.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })), as: .shellQuoted),
+              let first = graph.nodes.first
+        else { return }
+        var task = RunTask(node: first, graph: graph, queue: 0)
+        task.id = TaskID(failed ? "on_failure" : "on_success")
+        task.spec.cwd = nil
+        task.spec.environment = []
+        task.item = nil
+        if await !runCommand(command, for: task) {
+            state.withLock { book in
+                book.hookFailures.append(RunSummary.FailedTask(
+                    id: task.id, exitCode: nil, reason: "the pipeline's hook `\(command)` failed", allowed: false,
+                    logPath: (try? self.resolver.get())?.logPath(for: task.id) ?? "", lastLines: []))
+            }
+        }
+    }
+
     // MARK: - Steps decided under the lock, carried out outside it
 
-    /// What to do after the Plan moved: finish the operations of tasks that ended without running,
-    /// hand the newly startable ones to their queues, and wake `run()` at the end.
+    /// What to do after the Plan moved: finish the operations of tasks that ended, hand the newly
+    /// startable ones to their queues, do what the Plan asked, and wake `run()` at the end.
     private struct Step {
         var finishedWithoutRunning: [Int] = []
         var start: [Int] = []
+        var requests = Plan.Requests()
+        var operations: [Int: TaskOperation] = [:]
+        var stopServices: [any TaskExecution] = []
         var waiter: CheckedContinuation<Void, Never>?
     }
 
-    private func nextStep(after transitions: [Plan.Transition], in book: inout RunBook) -> Step {
+    /// - Parameter ended: a task that has just ended by running, whose operation finishes too.
+    private func nextStep(after transitions: [Plan.Transition], ended: Int? = nil, in book: inout RunBook) -> Step {
         var step = Step()
-        step.finishedWithoutRunning = transitions.filter { $0.to.isTerminal }.map(\.task)
-        if !book.isSuspended { step.start = book.plan.take() }
+        step.finishedWithoutRunning = transitions.filter { $0.to.isTerminal }.map(\.task) + (ended.map { [$0] } ?? [])
+        if !book.isSuspended {
+            let taken = book.plan.take()
+            emit(taken.transitions, in: &book)
+            step.start = taken.started
+        }
+        step.requests = book.plan.takeRequests()
+        for index in step.requests.stopServices {
+            book.stoppedServices.insert(index)
+            if let handle = book.executions[index]?.handle { step.stopServices.append(handle) }
+        }
+        for index in step.finishedWithoutRunning + step.start { step.operations[index] = book.operations[index] }
         if book.plan.isFinished {
             step.waiter = book.waiter
             book.waiter = nil
@@ -268,10 +478,17 @@ public final class Runner: Sendable {
 
     private func perform(_ step: Step) {
         for index in step.finishedWithoutRunning {
-            operations[index].cancel()
-            operations[index].finish()
+            guard let operation = step.operations[index], !operation.isFinished else { continue }
+            if !operation.isExecuting { operation.cancel() }
+            operation.finish()
         }
-        for index in step.start { queues[queueOfTask[index]].addOperation(operations[index]) }
+        for index in step.start {
+            guard let operation = step.operations[index] else { continue }
+            queues[operation.queueIndex(in: state)].addOperation(operation)
+        }
+        for handle in step.stopServices { handle.terminate(grace: configuration.terminationGrace) }
+        for index in step.requests.checkConditions { Task { await checkConditions(of: index) } }
+        for index in step.requests.expand { DispatchQueue.global().async { [self] in expand(index) } }
         step.waiter?.resume()
     }
 
@@ -285,9 +502,10 @@ public final class Runner: Sendable {
 
     private func emit(_ index: Int, from: TaskState, to: TaskState, exitCode: Int32? = nil, error: String? = nil,
                       duration: Double? = nil, in book: inout RunBook) {
+        let task = book.tasks[index]
         continuation.yield(.transition(TaskTransition(
-            time: Date(), elapsed: elapsed(), task: graph.nodes[index].id, from: from, to: to,
-            attempt: max(1, book.attempts[index]), queue: queueNames[queueOfTask[index]],
+            time: Date(), elapsed: elapsed(), task: task.id, from: from, to: to,
+            attempt: max(1, book.attempts[index]), queue: queueNames[task.queue],
             exitCode: exitCode, error: error, duration: duration)))
     }
 
@@ -304,25 +522,36 @@ public final class Runner: Sendable {
         var counts: [TaskState: Int] = [:]
         for taskState in book.plan.states { counts[taskState, default: 0] += 1 }
         let resolver = try? self.resolver.get()  // only for log paths; a resolver error already failed every task
-        let failures = book.failures.keys.sorted().map { index in
-            let failure = book.failures[index]!
-            let logPath = resolver?.logPath(for: graph.nodes[index].id) ?? ""
-            return RunSummary.FailedTask(id: graph.nodes[index].id, exitCode: failure.exitCode, reason: failure.reason,
-                                         allowed: graph.nodes[index].spec.allowFailure, logPath: logPath,
+        var failures = book.failures.keys.sorted().compactMap { index -> RunSummary.FailedTask? in
+            guard let failure = book.failures[index] else { return nil }
+            let task = book.tasks[index]
+            let logPath = resolver?.logPath(for: task.id) ?? ""
+            let reason = book.notReady.contains(index) ? "not ready within \(Int(task.spec.service?.timeout ?? 30))s" : failure.reason
+            return RunSummary.FailedTask(id: task.id, exitCode: failure.exitCode, reason: reason,
+                                         allowed: task.spec.allowFailure, logPath: logPath,
                                          lastLines: LogTail.lastLines(of: logPath, count: 10))
         }
+        failures += book.hookFailures
         return RunSummary(counts: counts, wallTime: elapsed(), criticalPath: criticalPathTaken(book), failures: failures, stop: book.stop)
     }
 
     /// Walks back from the task that ended last through, at each step, the need that ended last.
     private func criticalPathTaken(_ book: RunBook) -> [TaskID] {
-        var current = book.ended.indices.filter { book.ended[$0] != nil }.max { book.ended[$0]! < book.ended[$1]! }
+        func endTime(_ index: Int) -> Double { book.ended[index] ?? -1 }
+        var current = book.ended.indices.filter { book.ended[$0] != nil }.max { endTime($0) < endTime($1) }
         var path: [TaskID] = []
         while let index = current {
-            path.append(graph.nodes[index].id)
-            current = graph.dependencies[index].filter { book.ended[$0] != nil }.max { book.ended[$0]! < book.ended[$1]! }
+            path.append(book.tasks[index].id)
+            current = book.tasks[index].dependencies.filter { book.ended[$0] != nil }.max { endTime($0) < endTime($1) }
         }
         return path.reversed()
+    }
+}
+
+extension TaskOperation {
+    /// The queue this operation's task belongs to.
+    fileprivate func queueIndex(in state: Locked<RunBook>) -> Int {
+        state.withLock { $0.tasks[index].queue }
     }
 }
 
@@ -334,30 +563,50 @@ struct RunBook {
     }
 
     var plan: Plan
+    /// Graph nodes first, then the items dynamic fan-outs add, in the Plan's numbering.
+    var tasks: [RunTask]
+    var operations: [TaskOperation]
     var attempts: [Int]
     var attemptStarted: [ContinuousClock.Instant?]
     var firstStarted: [Double?]
     var ended: [Double?]
     var endedAttempt: [Int]
+    var results: [Int: TaskResult] = [:]
     var executions: [Int: Execution] = [:]
     var failures: [Int: (exitCode: Int32?, reason: String)] = [:]
+    var hookFailures: [RunSummary.FailedTask] = []
     /// Tasks stopped by an interrupt: their end is `cancelled`, not `failed`.
     var terminated: Set<Int> = []
     /// Executing tasks whose handle had not arrived when the run was stopped.
     var terminateOnStart: Set<Int> = []
+    /// Services stopped because no remaining task needs them.
+    var stoppedServices: Set<Int> = []
+    /// Services that did not become ready in time.
+    var notReady: Set<Int> = []
     var isSuspended = false
     var stop: RunStop?
     var stopRequests = 0
     var waiter: CheckedContinuation<Void, Never>?
 
-    init(plan: Plan) {
+    init(plan: Plan, tasks: [RunTask], operations: [TaskOperation]) {
         self.plan = plan
-        let count = plan.tasks.count
+        self.tasks = tasks
+        self.operations = operations
+        let count = tasks.count
         attempts = Array(repeating: 0, count: count)
         attemptStarted = Array(repeating: nil, count: count)
         firstStarted = Array(repeating: nil, count: count)
         ended = Array(repeating: nil, count: count)
         endedAttempt = Array(repeating: 0, count: count)
+    }
+
+    /// Makes room for one more task (a fan-out item).
+    mutating func growBookkeeping() {
+        attempts.append(0)
+        attemptStarted.append(nil)
+        firstStarted.append(nil)
+        ended.append(nil)
+        endedAttempt.append(0)
     }
 }
 

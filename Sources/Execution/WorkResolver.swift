@@ -1,7 +1,7 @@
 import PipelineModel
 import TaskGraph
 
-/// Turns a graph node into the work of one attempt: templates rendered, environment merged, paths made
+/// Turns a task into the work of one attempt: templates rendered, environment merged, paths made
 /// absolute. Pure: reads neither the disk nor the process's environment.
 struct WorkResolver: Sendable {
     let graph: TaskGraph
@@ -23,19 +23,38 @@ struct WorkResolver: Sendable {
         baseEnvironment = environment
     }
 
-    func context(for node: TaskNode) -> TemplateContext {
-        TemplateContext(variables: variables, item: node.item.map { .string($0.value) })
+    func context(for task: RunTask) -> TemplateContext {
+        TemplateContext(variables: variables, item: task.item)
     }
 
-    func work(for index: Int, attempt: Int) throws(TemplateError) -> TaskWork {
-        let node = graph.nodes[index]
-        let spec = node.spec
-        let context = context(for: node)
+    /// The task's environment: the base, then its own `env`.
+    func environment(for task: RunTask) throws(TemplateError) -> [String: String] {
         var environment = baseEnvironment
-        for entry in spec.environment { environment[entry.name] = try entry.value.rendered(in: context) }
-        let directory = try spec.cwd.map { template throws(TemplateError) in
-            absolute(try template.rendered(in: context, as: .confinedPath), in: configuration.pipelineDirectory)
+        let context = context(for: task)
+        for entry in task.spec.environment { environment[entry.name] = try entry.value.rendered(in: context) }
+        return environment
+    }
+
+    /// The task's folder: its `cwd` under the pipeline's folder, absolute.
+    func workingDirectory(for task: RunTask) throws(TemplateError) -> String {
+        try task.spec.cwd.map { template throws(TemplateError) in
+            absolute(try template.rendered(in: context(for: task), as: .confinedPath), in: configuration.pipelineDirectory)
         } ?? configuration.pipelineDirectory
+    }
+
+    /// A shell command run on behalf of a task (a hook, a condition), in its folder and environment,
+    /// writing to its log after what is already there.
+    func commandWork(_ command: String, for task: RunTask, logName: String? = nil) throws(TemplateError) -> TaskWork {
+        TaskWork(id: task.id, attempt: 2, work: .shell(commands: [command], concurrently: false),
+                 workingDirectory: try workingDirectory(for: task), environment: try environment(for: task),
+                 niceness: task.qos?.niceness ?? 0, timeout: task.spec.timeout, logPath: logPath(for: TaskID(logName ?? task.id.rawValue)))
+    }
+
+    func work(for task: RunTask, attempt: Int) throws(TemplateError) -> TaskWork {
+        let spec = task.spec
+        let context = context(for: task)
+        let environment = try environment(for: task)
+        let directory = try workingDirectory(for: task)
         let work: TaskWork.Work
         switch spec.action {
         case .run(let commands):
@@ -54,9 +73,8 @@ struct WorkResolver: Sendable {
                 spec: filter))
         }
         return TaskWork(
-            id: node.id, attempt: attempt, work: work, workingDirectory: directory, environment: environment,
-            niceness: graph.qualityOfService(ofNode: index)?.niceness ?? 0, timeout: spec.timeout,
-            logPath: logPath(for: node.id))
+            id: task.id, attempt: attempt, work: work, workingDirectory: directory, environment: environment,
+            niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath(for: task.id))
     }
 
     /// `.jobgraph/logs/<task>.log`, with characters that cannot be in a file name replaced.

@@ -11,7 +11,7 @@ private func drive(_ plan: inout Plan, outcomes: [String: Plan.Outcome] = [:]) -
     _ = plan.begin()
     var running: [Int] = []
     repeat {
-        running += plan.take()
+        running += plan.take().started
         guard !running.isEmpty else { break }
         let next = running.removeFirst()
         let id = plan.tasks[next].id.rawValue
@@ -47,12 +47,12 @@ private func drive(_ plan: inout Plan, outcomes: [String: Plan.Outcome] = [:]) -
         let tasks = (0..<6).map { Task(id: TaskID("n\($0)"), queue: 0) } + (0..<6).map { Task(id: TaskID("c\($0)"), queue: 1) }
         var plan = Plan(tasks: tasks, jobs: 3, queueLimits: [1, 4], keepGoing: false)
         _ = plan.begin()
-        let first = plan.take()
+        let first = plan.take().started
         #expect(first.count == 3)
         #expect(first.filter { plan.tasks[$0].queue == 0 }.count == 1)
-        #expect(plan.take().isEmpty)
+        #expect(plan.take().started.isEmpty)
         _ = plan.record(first[0], .succeeded)
-        #expect(plan.take().count == 1)
+        #expect(plan.take().started.count == 1)
     }
 
     @Test func aFailureSkipsDependentsAndStopsNewStartsButFailureAndAlwaysTasksRun() {
@@ -97,20 +97,20 @@ private func drive(_ plan: inout Plan, outcomes: [String: Plan.Outcome] = [:]) -
         var plan = Plan(tasks: [Task(id: "a"), Task(id: "b", needs: [0]), Task(id: "c"), Task(id: "cleanup", when: .always, needs: [1])],
                         jobs: 1, queueLimits: [1], keepGoing: false)
         _ = plan.begin()
-        let running = plan.take()
+        let running = plan.take().started
         #expect(running == [0])
         let transitions = plan.cancel()
         #expect(transitions.map(\.to) == [.cancelled])
         _ = plan.record(0, .cancelled)
         #expect(plan.states[1] == .cancelled)
         #expect(plan.states[3] == .ready)
-        #expect(plan.take() == [3])
+        #expect(plan.take().started == [3])
     }
 
     @Test func transitionsReportTheirOldState() {
         var plan = Plan(tasks: [Task(id: "a"), Task(id: "b", needs: [0])], jobs: 1, queueLimits: [1], keepGoing: false)
         #expect(plan.begin() == [Plan.Transition(task: 0, from: .pending, to: .ready)])
-        _ = plan.take()
+        _ = plan.take().started
         #expect(plan.record(0, .succeeded) == [
             Plan.Transition(task: 0, from: .executing, to: .succeeded), Plan.Transition(task: 1, from: .pending, to: .ready),
         ])

@@ -1,0 +1,33 @@
+import PipelineModel
+import TaskGraph
+
+/// One task of a run as the runner tracks it: a graph node, or an item a dynamic fan-out added.
+struct RunTask: Sendable {
+    var id: TaskID
+    var spec: TaskSpec
+    var item: ItemValue?
+    var queue: Int
+    var qos: QualityOfService?
+    /// Indices of the tasks it needed (for the critical path taken).
+    var dependencies: [Int]
+
+    init(node: TaskNode, graph: TaskGraph, queue: Int) {
+        id = node.id
+        spec = node.spec
+        item = node.item.map { .string($0.value) }
+        self.queue = queue
+        qos = graph.qualityOfService(ofNode: node.index)
+        dependencies = graph.dependencies[node.index]
+    }
+
+    /// An item of the dynamic fan-out `group`.
+    init(item: ItemValue, number: Int, of group: RunTask, groupIndex: Int) {
+        id = TaskID(group.spec.id.rawValue).item(String(number))
+        spec = group.spec
+        spec.foreach = nil
+        self.item = item
+        queue = group.queue
+        qos = group.qos
+        dependencies = [groupIndex]
+    }
+}
