@@ -122,10 +122,8 @@ public final class Runner: Sendable {
     /// Called by a task's operation when its queue starts it.
     private func begin(_ index: Int) {
         let attempt = state.withLock { book in
-            book.attempts[index] += 1
             book.attemptStarted[index] = clock.now
             if book.firstStarted[index] == nil { book.firstStarted[index] = elapsed() }
-            emit(index, from: .ready, to: .executing, in: &book)
             return book.attempts[index]
         }
         launch(index, attempt: attempt)
@@ -258,7 +256,17 @@ public final class Runner: Sendable {
     private func nextStep(after transitions: [Plan.Transition], in book: inout RunBook) -> Step {
         var step = Step()
         step.finishedWithoutRunning = transitions.filter { $0.to.isTerminal }.map(\.task)
-        if !book.isSuspended { step.start = book.plan.take() }
+        if !book.isSuspended {
+            step.start = book.plan.take()
+            // The event goes out when the Plan starts the task, under the lock that ordered it after every
+            // outcome recorded so far. Emitted later, from the queue's thread, it could follow a failure
+            // recorded in between, and the stream would show a task starting after a failure (contract:
+            // "no new task starts after a failure") although the Plan had started it before.
+            for index in step.start {
+                book.attempts[index] += 1
+                emit(index, from: .ready, to: .executing, in: &book)
+            }
+        }
         if book.plan.isFinished {
             step.waiter = book.waiter
             book.waiter = nil
