@@ -1,12 +1,13 @@
+import Execution
 import Foundation
 import JobGraphBasics
 import JobGraphSystem
 import JobGraphTestSupport
 import PipelineModel
 import Steps
+import Synchronization
 import TaskGraph
 import Testing
-@testable import Execution
 
 /// The run engine against the contract ("Scheduling rules", "Task states", "Exit codes and signals") with
 /// real processes: `Runner` + `LocalExecutor` + `EventLoop` on pipelines written as YAML. Every assertion
@@ -395,13 +396,14 @@ private final class Cleanup {
 }
 
 /// A count shared with an event callback.
-final class Counter: @unchecked Sendable {
-    // Only touched from the one task that drains a run's events.
-    private var value = 0
+final class Counter: Sendable {
+    private let value = Mutex(0)
 
     /// Adds one and returns the new count.
     func increment() -> Int {
-        value += 1
-        return value
+        value.withLock { value in
+            value += 1
+            return value
+        }
     }
 }
