@@ -1,12 +1,13 @@
+import Execution
 import Foundation
 import JobGraphBasics
 import JobGraphSystem
 import JobGraphTestSupport
 import PipelineModel
 import Steps
+import Synchronization
 import TaskGraph
 import Testing
-@testable import Execution
 
 /// The run engine against the contract ("Scheduling rules", "Task states", "Exit codes and signals") with
 /// real processes: `Runner` + `LocalExecutor` + `EventLoop` on pipelines written as YAML. Every assertion
@@ -92,11 +93,18 @@ struct RealProcessRunTests {
         #expect(run.output(of: "interactive-task") == ["\(ProcessTable.ownNiceness)"])
     }
 
+    /// `broken` fails at once, while the tasks started with it still run: those must appear started before
+    /// the failure, since the Plan started them first.
     private static let failingPipeline = """
         version: 1
         tasks:
           broken: {priority: very-high, run: "exit 5"}
           running: {priority: high, run: "until [ -e release ]; do sleep 0.01; done"}
+          running-2: {priority: high, run: "until [ -e release ]; do sleep 0.01; done"}
+          running-3: {priority: high, run: "until [ -e release ]; do sleep 0.01; done"}
+          running-4: {priority: high, run: "until [ -e release ]; do sleep 0.01; done"}
+          running-5: {priority: high, run: "until [ -e release ]; do sleep 0.01; done"}
+          running-6: {priority: high, run: "until [ -e release ]; do sleep 0.01; done"}
           unrelated: {priority: low, run: "touch unrelated.ran"}
           dependent: {needs: [broken], run: "touch dependent.ran"}
           after-running: {needs: [running], run: "touch after-running.ran"}
@@ -112,12 +120,14 @@ struct RealProcessRunTests {
     }
 
     @Test func afterAFailureOnlyFailureAndAlwaysTasksStartAndTheRestIsCancelled() async throws {
-        let run = try await RealRun.run(Self.failingPipeline, jobs: 2, react: Self.releaseOnFailure)
+        let run = try await RealRun.run(Self.failingPipeline, jobs: 7, react: Self.releaseOnFailure)
         let failed = try #require(run.index(of: "broken", from: .executing, to: .failed))
         let startedAfter = run.observer.transitions[(failed + 1)...].filter { $0.to == .executing }.map(\.task)
         #expect(Set(startedAfter) == ["rescue", "cleanup"])
         #expect(run.finalStates == [
-            "broken": .failed, "running": .succeeded, "unrelated": .cancelled, "dependent": .skipped,
+            "broken": .failed, "running": .succeeded, "running-2": .succeeded, "running-3": .succeeded,
+            "running-4": .succeeded, "running-5": .succeeded, "running-6": .succeeded,
+            "unrelated": .cancelled, "dependent": .skipped,
             "after-running": .cancelled, "rescue": .succeeded, "cleanup": .succeeded,
         ])
         #expect(!run.directory.exists("unrelated.ran"))
@@ -126,9 +136,11 @@ struct RealProcessRunTests {
     }
 
     @Test func keepGoingStartsEverythingThatDoesNotDependOnTheFailure() async throws {
-        let run = try await RealRun.run(Self.failingPipeline, jobs: 2, keepGoing: true, react: Self.releaseOnFailure)
+        let run = try await RealRun.run(Self.failingPipeline, jobs: 7, keepGoing: true, react: Self.releaseOnFailure)
         #expect(run.finalStates == [
-            "broken": .failed, "running": .succeeded, "unrelated": .succeeded, "dependent": .skipped,
+            "broken": .failed, "running": .succeeded, "running-2": .succeeded, "running-3": .succeeded,
+            "running-4": .succeeded, "running-5": .succeeded, "running-6": .succeeded,
+            "unrelated": .succeeded, "dependent": .skipped,
             "after-running": .succeeded, "rescue": .succeeded, "cleanup": .succeeded,
         ])
         #expect(!run.directory.exists("dependent.ran"))
@@ -384,13 +396,14 @@ private final class Cleanup {
 }
 
 /// A count shared with an event callback.
-final class Counter: @unchecked Sendable {
-    // Only touched from the one task that drains a run's events.
-    private var value = 0
+final class Counter: Sendable {
+    private let value = Mutex(0)
 
     /// Adds one and returns the new count.
     func increment() -> Int {
-        value += 1
-        return value
+        value.withLock { value in
+            value += 1
+            return value
+        }
     }
 }

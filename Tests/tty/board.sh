@@ -20,6 +20,8 @@ if [ ! -x "$binary" ]; then
     exit 2
 fi
 
+# A ThreadSanitizer build reports false positives in the toolchain's Mutex; keep jobgraph's own exit status.
+export TSAN_OPTIONS="${TSAN_OPTIONS:-exitcode=0}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/jobgraph-tty-XXXXXX")
 socket="jobgraph-tty-$$"
 # A private server with a known configuration; a pane stays on screen after its command exits.
@@ -73,14 +75,18 @@ wait_for() {
 pass() { passed=$((passed + 1)); }
 fail() {
     failed=$((failed + 1))
-    printf 'FAIL: %s\n--- screen ---\n%s\n--------------\n' "$1" "$screen"
+    printf 'FAIL: %s\n--- screen ---\n%s\n--- standard error ---\n%s\n--------------\n' \
+        "$1" "$screen" "$(cat "$work/stderr.txt" 2> /dev/null)"
 }
 expect_wait() { if wait_for "$1" "$2"; then pass; else fail "$3"; fi; }
 expect_line() { if grep -Eq -- "$1" <<< "$screen"; then pass; else fail "$2"; fi; }
 expect_no_line() { if grep -Eq -- "$1" <<< "$screen"; then fail "$2"; else pass; fi; }
 
-start() { # SESSION COMMAND: the pane stays open after jobgraph exits, so its last screen can be read
-    tmux new-session -d -x 100 -y 30 -s "$1" -c "$work" "$2; echo \"jobgraph exited with \$?\""
+# start SESSION COMMAND: the pane stays open after jobgraph exits, so its last screen can be read.
+# Standard error goes to a file: only standard output draws the board, and a sanitizer's reports (a
+# `--sanitize=thread` build) would otherwise push the lines under test off the screen.
+start() {
+    tmux new-session -d -x 100 -y 30 -s "$1" -c "$work" "$2 2>> stderr.txt; echo \"jobgraph exited with \$?\""
 }
 
 # 1. The live board, on a terminal tmux describes as TERM=screen.
