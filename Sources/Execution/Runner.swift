@@ -55,7 +55,11 @@ public final class Runner: Sendable {
         beginBox = box
         let operations = tasks.indices.map { index in Self.operation(index, for: tasks[index], begin: box) }
         for (index, operation) in operations.enumerated() {
-            for need in graph.dependencies[index] { operation.addDependency(operations[need]) }
+            // A service's dependents start once it is ready, while its operation still executes, so that
+            // one kind of need is not an operation dependency (the Plan keeps the rule).
+            for need in graph.dependencies[index] where graph.nodes[need].spec.service == nil {
+                operation.addDependency(operations[need])
+            }
         }
         state = Locked(RunBook(plan: plan, tasks: tasks, operations: operations))
         startInstant = clock.now

@@ -73,8 +73,10 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
             return state.isStopping
         }
         let handler = ChildCallbacks(
-            printed: { [weak self] _, line in self?.printed(line) },
-            finished: { [weak self] token, result in self?.exited(token, command: index, result) })
+            // Strong on purpose: a running step keeps itself alive until its last child has ended, even
+            // when its caller (a hook, a condition) keeps no handle; the loop drops these closures then.
+            printed: { _, line in self.printed(line) },
+            finished: { token, result in self.exited(token, command: index, result) })
         loop.watch(child, token: token, handler: handler)
         if stopNow { loop.tearDown(child.id, using: .kill) }
     }
