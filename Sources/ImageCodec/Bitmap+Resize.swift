@@ -18,7 +18,9 @@ extension Bitmap {
     /// at least 1 pixel), or the current size when neither is given.
     public func resizedSize(width: Int?, height: Int?) -> (width: Int, height: Int) {
         func proportional(_ given: Int, of side: Int, to other: Int) -> Int {
-            max(1, Int((Double(other) * Double(given) / Double(side)).rounded()))
+            let exact = (Double(other) * Double(given) / Double(side)).rounded()
+            // Double(Int.max) is 2^63, just past Int's range: larger sizes saturate instead of trapping.
+            return exact >= Double(Int.max) ? Int.max : max(1, Int(exact))
         }
         switch (width, height) {
         case let (width?, height?): return (max(1, width), max(1, height))
@@ -117,20 +119,30 @@ struct ResampleKernel: Sendable {
     /// Resamples one row of RGBA pixels along this kernel's axis.
     func resampleRow(_ source: UnsafeMutablePointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>, premultiplying: Bool) {
         weights.withUnsafeBufferPointer { weights in
+            guard let weights = weights.baseAddress else { return }
             for output in 0..<starts.count {
-                var sum = SIMD4<Float>.zero
-                let pixels = source + starts[output] * 4
-                let base = output * taps
-                for tap in 0..<counts[output] {
-                    let pixel = pixels + tap * 4
-                    var value = SIMD4<Float>(Float(pixel[0]), Float(pixel[1]), Float(pixel[2]), Float(pixel[3]))
-                    if premultiplying {
+                let pixels = source + starts[output] &* 4
+                let pixelWeights = weights + output &* taps
+                let count = counts[output]
+                // Two sums, even and odd taps: one sum would wait on each addition's latency in turn.
+                var even = SIMD4<Float>.zero, odd = SIMD4<Float>.zero
+                var tap = 0
+                if premultiplying {
+                    while tap < count {
+                        let value = loadFloats(at: pixels + tap &* 4)
                         let alpha = value[3] / 255
-                        value *= SIMD4(alpha, alpha, alpha, 1)
+                        even += value * SIMD4(alpha, alpha, alpha, 1) * pixelWeights[tap]
+                        tap &+= 1
                     }
-                    sum += value * weights[base + tap]
+                } else {
+                    while tap &+ 1 < count {
+                        even += loadFloats(at: pixels + tap &* 4) * pixelWeights[tap]
+                        odd += loadFloats(at: pixels + (tap &+ 1) &* 4) * pixelWeights[tap &+ 1]
+                        tap &+= 2
+                    }
+                    if tap < count { even += loadFloats(at: pixels + tap &* 4) * pixelWeights[tap] }
                 }
-                store(sum, at: destination + output * 4, unpremultiplying: false)
+                storeRounded(even + odd, at: destination + output &* 4)
             }
         }
     }
@@ -165,11 +177,7 @@ struct ResampleKernel: Sendable {
             let scale: Float = alpha > 0.5 ? 255 / alpha : 0
             value *= SIMD4(scale, scale, scale, 1)
         }
-        let rounded = (value + 0.5).clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
-        pixel[0] = UInt8(rounded[0])
-        pixel[1] = UInt8(rounded[1])
-        pixel[2] = UInt8(rounded[2])
-        pixel[3] = UInt8(rounded[3])
+        storeRounded(value, at: pixel)
     }
 }
 

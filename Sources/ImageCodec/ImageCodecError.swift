@@ -51,7 +51,7 @@ public struct ImageCodecError: Error, Hashable, Sendable, CustomStringConvertibl
                 ? "cannot write '\(path)': no extension; use '.png', '.jpg' or '.jpeg'"
                 : "cannot write '\(path)': unsupported format '.\(pathExtension)'; use '.png', '.jpg' or '.jpeg'"
         case .tooLarge(let width, let height, let limit):
-            "'\(path)' is \(width)×\(height) pixels (\(megapixels(width * height))), over the limit of \(megapixels(limit))"
+            "'\(path)' is \(width)×\(height) pixels (\(megapixels(Double(width) * Double(height)))), over the limit of \(megapixels(Double(limit)))"
         case .encodingFailed(let detail):
             "cannot encode '\(path)': \(detail)"
         case .cancelled:
@@ -61,8 +61,10 @@ public struct ImageCodecError: Error, Hashable, Sendable, CustomStringConvertibl
 }
 
 /// `24 megapixels`, `2500 megapixels`, `0.3 megapixels`.
-private func megapixels(_ pixels: Int) -> String {
-    let millions = Double(pixels) / 1_000_000
+/// - Parameter pixels: a Double, as a header's width × height can overflow `Int`.
+private func megapixels(_ pixels: Double) -> String {
+    let millions = pixels / 1_000_000
+    if millions >= 1e15 { return "\(millions) megapixels" }  // `Int(_:)` of a larger Double would trap
     if millions >= 10 || millions == millions.rounded() { return "\(Int(millions.rounded())) megapixels" }
     return "\((millions * 10).rounded() / 10) megapixels"
 }

@@ -1,6 +1,8 @@
 /// The file formats the codec reads and writes.
 public enum ImageFormat: String, CaseIterable, Sendable {
+    /// Portable Network Graphics: lossless, with alpha.
     case png
+    /// JPEG (JFIF): lossy, no alpha.
     case jpeg
 
     /// The format a path's extension names: `.png`, `.jpg` or `.jpeg`, in any letter case.

@@ -16,8 +16,8 @@ import Testing
         let image = try #require(Bitmap(width: 2, height: 2, filledWith: RGBA(200, 200, 200, 77)))
 
         #expect(image.sepiaToned(intensity: 0) == image)
-        // Full sepia of grey 200 is (255, 241, 187); half way between it and 200, alpha untouched.
-        #expect(image.sepiaToned(intensity: 0.5)[1, 1] == RGBA(228, 221, 194, 77))
+        // Full sepia of grey 200 is (255, 240.6, 187.4); half way to 200 is (227.5, 220.3, 193.7), alpha untouched.
+        #expect(image.sepiaToned(intensity: 0.5)[1, 1] == RGBA(228, 220, 194, 77))
     }
 
     @Test func sepiaOfAColourUsesAllThreeChannels() throws {
@@ -184,6 +184,22 @@ import Testing
         }
 
         #expect(error?.kind == .tooLarge(width: 2000, height: 2000, limit: 1_000_000))
+    }
+
+    @Test func absurdParametersNeitherTrapNorAllocate() throws {
+        let image = TestImages.gradient(width: 12, height: 8)
+
+        let size = image.resizedSize(width: Int.max, height: nil)
+        #expect(size.width == Int.max && size.height > Int.max / 2)
+        let error = #expect(throws: ImageCodecError.self) {
+            try ImageEffect.resize(width: nil, height: Int.max).applied(to: image, path: "out.png")
+        }
+        #expect(error?.kind == .tooLarge(width: Int.max, height: Int.max, limit: ImageCodec.defaultPixelLimit))
+        #expect(error?.description.hasSuffix("over the limit of 100 megapixels") == true)
+        // A blur far wider than the image averages it: every pixel near the mean colour.
+        let flat = image.blurred(radius: 1e300)
+        #expect(flat.width == 12 && flat.height == 8)
+        #expect(abs(Int(flat[0, 0].red) - Int(flat[11, 7].red)) < 40)
     }
 
     @Test func effectsOnAnImageTallEnoughForManyBandsMatchOneBand() throws {
