@@ -3,7 +3,8 @@ import Execution
 import JobGraphSystem
 import Synchronization
 
-/// Runs tasks on this machine: shell commands as child processes watched by one `EventLoop`.
+/// Runs tasks on this machine: shell commands as child processes watched by one `EventLoop`, image filters
+/// on dispatch's global queues.
 ///
 /// No thread per task: spawning happens on the caller's thread (`posix_spawn`, a few tens of
 /// microseconds), and every child's output and exit arrive on the loop's one thread.
@@ -35,8 +36,12 @@ public final class LocalExecutor: TaskExecutor {
             return step
         case .download:
             throw StepError("download steps are not available in this version of jobgraph")
-        case .filter:
-            throw StepError("filter steps are not available in this version of jobgraph")
+        case .filter(let filter):
+            let log = try logDirectory.open(work.logPath, appending: work.attempt > 1)
+            if work.attempt > 1 { log.write(line: Array("--- attempt \(work.attempt) ---".utf8)) }
+            let step = FilterStep(work: work, filter: filter, log: log, reporter: reporter)
+            step.begin()
+            return step
         }
     }
 }

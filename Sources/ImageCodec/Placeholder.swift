@@ -1,1 +1,0 @@
-// the image codec: PNG and JPEG through libpng and libjpeg-turbo, and pixel filters
