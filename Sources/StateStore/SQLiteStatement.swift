@@ -37,7 +37,16 @@ final class SQLiteStatement {
         case .null: code = sqlite3_bind_null(handle, index)
         case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
         case .real(let number): code = sqlite3_bind_double(handle, index, number)
-        case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, transientDestructor)
+        case .text(let text):
+            // By length, not as a C string, so a NUL inside the text does not cut it short.
+            var text = text
+            code = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    // A nil pointer would bind NULL, not the empty string.
+                    sqlite3_bind_text64(handle, index, chars.baseAddress ?? emptyText, sqlite3_uint64(chars.count),
+                                        transientDestructor, UInt8(SQLITE_UTF8))
+                }
+            }
         case .blob(let bytes):
             code = bytes.withUnsafeBytes { buffer in
                 sqlite3_bind_blob64(handle, index, buffer.baseAddress, sqlite3_uint64(buffer.count), transientDestructor)
@@ -113,4 +122,11 @@ final class SQLiteStatement {
 
 /// `SQLITE_TRANSIENT`: SQLite copies the bound bytes at once, so Swift's temporary buffers may go away.
 /// The C macro is a cast of -1 to a function pointer, which Swift does not import.
+private nonisolated(unsafe) let emptyText: UnsafePointer<CChar> = {
+    // Never freed: one byte for the life of the process, read-only.
+    let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+    pointer.initialize(to: 0)
+    return UnsafePointer(pointer)
+}()
+
 private let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
