@@ -5,18 +5,16 @@ import PipelineModel
 extension StateStore {
     /// Judges whether `task` is up to date, and computes the fingerprints to record if it runs and succeeds.
     ///
-    /// Input files are re-read only when their size, modification time or inode differ from the record of
-    /// their last reading; the new records are stored at once, so a file touched without a change is read
-    /// once, not on every run. A task with outputs but no inputs is up to date while its outputs exist and
-    /// its definition is unchanged; a task with neither is never up to date.
-    /// - Parameters:
-    ///   - definition: what the task does, resolved for this run.
-    ///   - inputs: the `inputs` patterns, rendered; `*`, `?` and `**` allowed.
-    ///   - outputs: the `outputs` patterns, rendered.
-    ///   - directory: the task's folder, absolute: the patterns are relative to it.
+    /// The definition's `inputs` and `outputs` patterns are taken relative to its working directory (the
+    /// task's folder). Input files are re-read only when their size, modification time or inode differ
+    /// from the record of their last reading; the new records are stored at once, so a file touched
+    /// without a change is read once, not on every run. A task with outputs but no inputs is up to date
+    /// while its outputs exist and its definition is unchanged; a task with neither is never up to date.
+    /// Call it when the task is about to start, after its needs ended, so their outputs are its inputs.
     /// - Throws: `SQLiteError` when the database cannot be read or written.
-    public func checkUpToDate(_ task: TaskID, definition: TaskDefinition, inputs: [String], outputs: [String],
-                              in directory: String) throws -> UpToDateCheck {
+    public func checkUpToDate(_ task: TaskID, definition: TaskDefinition) throws -> UpToDateCheck {
+        let inputs = definition.inputs, outputs = definition.outputs
+        let directory = taskDirectory(definition)
         let files = fingerprinter.files(matching: inputs, in: directory).map { (key: fileKey($0), path: $0) }
         let (stored, known) = try withDatabase { database throws(SQLiteError) in
             (try Self.storedFingerprints(of: task, in: database), try Self.fileRecords(files.map(\.key), in: database))
@@ -112,6 +110,13 @@ extension StateStore {
                 try statement.reset()
             }
         }
+    }
+
+    /// The task's folder, absolute: the definition's working directory is relative to the pipeline's.
+    func taskDirectory(_ definition: TaskDefinition) -> String {
+        let folder = definition.workingDirectory
+        if folder.hasPrefix("/") { return folder }
+        return folder == "." || folder.isEmpty ? directory : directory + "/" + folder
     }
 
     /// The cached content record of a file, by its path (absolute, or relative to `directory`): what the

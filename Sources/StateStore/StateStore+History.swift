@@ -23,9 +23,6 @@ extension StateStore {
                     DELETE FROM runs WHERE pipeline = ?1
                     AND id NOT IN (SELECT id FROM runs WHERE pipeline = ?1 ORDER BY id DESC LIMIT ?2)
                     """, [.text(pipeline), .integer(retained)])
-                // Hashes of files no recorded success refers to are only a cache: drop them so the table
-                // does not keep every file that ever matched.
-                try database.run("DELETE FROM files WHERE path NOT IN (SELECT path FROM task_inputs)")
                 return id
             }
         }
@@ -84,10 +81,17 @@ extension StateStore {
     }
 
     /// Records how a run ended; `endTime` is wall-clock time.
+    ///
+    /// Also forgets the content hashes of files that no recorded success refers to (inputs of tasks that
+    /// failed, files that no longer match): they are only a cache, and the table would otherwise keep
+    /// every file that ever matched a pattern.
     public func finishRun(_ run: RunID, outcome: RunOutcome, endTime: Date) throws {
         try withDatabase { database throws(SQLiteError) in
-            try database.run("UPDATE runs SET outcome = ?2, ended_at = ?3 WHERE id = ?1",
-                             [.integer(run.rawValue), .text(outcome.rawValue), .real(endTime.timeIntervalSince1970)])
+            try database.transaction { () throws(SQLiteError) in
+                try database.run("UPDATE runs SET outcome = ?2, ended_at = ?3 WHERE id = ?1",
+                                 [.integer(run.rawValue), .text(outcome.rawValue), .real(endTime.timeIntervalSince1970)])
+                try database.run("DELETE FROM files WHERE path NOT IN (SELECT path FROM task_inputs)")
+            }
         }
     }
 

@@ -16,10 +16,12 @@ public struct TaskDefinition: Sendable, Hashable {
     /// The environment values the pipeline sets for the task: its `env`, the task's `env` and the vars
     /// (which are exported too), but not the caller's own environment.
     public var environment: [String: String]
-    /// The task's folder, relative to the pipeline's folder (`.` for the same).
+    /// The task's folder, relative to the pipeline's folder (`.` for the same), or absolute when outside it.
     public var workingDirectory: String
-    /// The `inputs` and `outputs` patterns as resolved: declaring another file is a change too.
+    /// The `inputs` patterns, rendered, relative to the task's folder; `*`, `?` and `**` allowed.
+    /// Part of the definition because declaring other files is a change too.
     public var inputs: [String]
+    /// The `outputs` patterns, rendered, relative to the task's folder.
     public var outputs: [String]
 
     public init(action: String, parameters: [String], environment: [String: String] = [:], workingDirectory: String = ".",
