@@ -7,6 +7,10 @@ internal import CSQLite
 final class SQLiteDatabase {
     let location: SQLiteLocation
     private let connection: OpaquePointer
+    /// Statements kept prepared between uses, by their SQL: a no-op run checks thousands of tasks with
+    /// the same few statements, and compiling each anew would cost more than running it. A statement
+    /// is taken out while in use, so a nested use of the same SQL prepares a second one.
+    private var cache: [String: SQLiteStatement] = [:]
 
     /// Opens (creating when missing) the database at `location`.
     /// - Parameter busyTimeout: milliseconds to wait for another connection's write lock before `SQLITE_BUSY`.
@@ -39,6 +43,7 @@ final class SQLiteDatabase {
     }
 
     deinit {
+        for statement in cache.values { try? statement.finalize() }  // nothing to report to in deinit
         // close_v2 defers the close until every statement is finalized, so an order mistake cannot leak.
         sqlite3_close_v2(connection)
     }
@@ -63,9 +68,24 @@ final class SQLiteDatabase {
         return result
     }
 
+    /// Like `withStatement`, but keeps the statement prepared for the next use of the same SQL (reset,
+    /// bindings cleared) instead of finalizing it; the database finalizes it when it closes.
+    func withCachedStatement<Result>(_ sql: String, _ body: (SQLiteStatement) throws(SQLiteError) -> Result) throws(SQLiteError) -> Result {
+        let statement: SQLiteStatement
+        if let cached = cache.removeValue(forKey: sql) {
+            statement = cached
+        } else {
+            statement = try SQLiteStatement(sql: sql, connection: connection)
+        }
+        defer {
+            if (try? statement.reset()) != nil { cache[sql] = statement }  // a statement that cannot reset is dropped
+        }
+        return try body(statement)
+    }
+
     /// Runs one statement with `bindings` to completion.
     func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) {
-        try withStatement(sql) { statement throws(SQLiteError) in
+        try withCachedStatement(sql) { statement throws(SQLiteError) in
             try statement.bind(bindings)
             while try statement.step() {}
         }
@@ -73,7 +93,7 @@ final class SQLiteDatabase {
 
     /// Runs one statement with `bindings` and maps every row it returns.
     func query<Row>(_ sql: String, _ bindings: [SQLiteValue] = [], row: (SQLiteStatement) -> Row) throws(SQLiteError) -> [Row] {
-        try withStatement(sql) { statement throws(SQLiteError) in
+        try withCachedStatement(sql) { statement throws(SQLiteError) in
             try statement.bind(bindings)
             var rows: [Row] = []
             while try statement.step() { rows.append(row(statement)) }
@@ -86,14 +106,14 @@ final class SQLiteDatabase {
     /// IMMEDIATE takes the write lock up front, so two writers wait on the busy timeout at `BEGIN`
     /// rather than failing halfway with a lock upgrade that cannot be retried.
     func transaction<Result>(_ body: () throws(SQLiteError) -> Result) throws(SQLiteError) -> Result {
-        try execute("BEGIN IMMEDIATE")
+        try run("BEGIN IMMEDIATE")
         do throws(SQLiteError) {
             let result = try body()
-            try execute("COMMIT")
+            try run("COMMIT")
             return result
         } catch {
             // A failed COMMIT may already have rolled back; ROLLBACK then fails harmlessly.
-            try? execute("ROLLBACK")
+            try? run("ROLLBACK")
             throw error
         }
     }

@@ -87,7 +87,7 @@ extension StateStore {
 
     private static func fileRecords(_ keys: [String], in database: SQLiteDatabase) throws(SQLiteError) -> [String: FileRecord] {
         guard !keys.isEmpty else { return [:] }
-        return try database.withStatement("SELECT size, mtime_ns, inode, sha256 FROM files WHERE path = ?1") { statement throws(SQLiteError) in
+        return try database.withCachedStatement("SELECT size, mtime_ns, inode, sha256 FROM files WHERE path = ?1") { statement throws(SQLiteError) in
             var records: [String: FileRecord] = [:]
             for key in keys {
                 try statement.bind([.text(key)])
@@ -102,7 +102,7 @@ extension StateStore {
     }
 
     private static func store(_ records: [FileRecord], in database: SQLiteDatabase) throws(SQLiteError) {
-        try database.withStatement("INSERT OR REPLACE INTO files (path, size, mtime_ns, inode, sha256) VALUES (?1, ?2, ?3, ?4, ?5)") { statement throws(SQLiteError) in
+        try database.withCachedStatement("INSERT OR REPLACE INTO files (path, size, mtime_ns, inode, sha256) VALUES (?1, ?2, ?3, ?4, ?5)") { statement throws(SQLiteError) in
             for record in records {
                 try statement.bind([.text(record.path), .integer(record.size), .integer(record.modificationNanoseconds),
                                     .integer(Int64(bitPattern: record.inode)), .text(record.sha256)])

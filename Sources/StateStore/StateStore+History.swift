@@ -100,7 +100,7 @@ extension StateStore {
         try database.run("DELETE FROM task_fingerprints WHERE task = ?1", [.text(task.rawValue)])
         try database.run("INSERT INTO task_fingerprints (task, definition, succeeded) VALUES (?1, ?2, 1)",
                          [.text(task.rawValue), .text(fingerprints.definition)])
-        try database.withStatement("INSERT OR REPLACE INTO task_inputs (task, path, sha256) VALUES (?1, ?2, ?3)") { statement throws(SQLiteError) in
+        try database.withCachedStatement("INSERT OR REPLACE INTO task_inputs (task, path, sha256) VALUES (?1, ?2, ?3)") { statement throws(SQLiteError) in
             for input in fingerprints.inputs {
                 try statement.bind([.text(task.rawValue), .text(input.path), .text(input.sha256)])
                 try statement.step()

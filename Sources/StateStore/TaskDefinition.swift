@@ -74,20 +74,21 @@ public struct TaskDefinition: Sendable, Hashable {
     }
 
     /// The SHA-256 (lower-case hex) of the canonical encoding: equal definitions, equal fingerprints.
-    public var fingerprint: String { SHA256.hex(of: canonicalEncoding) }
+    public var fingerprint: String {
+        var hasher = SHA256()
+        var encoding = canonicalEncoding
+        encoding.withUTF8 { hasher.update(UnsafeRawBufferPointer($0)) }
+        return hasher.finalizeHex()
+    }
 
-    /// A byte string that only this definition encodes to: every field named and every string
-    /// length-prefixed, so no choice of values can make two definitions collide by concatenation; the
-    /// environment sorted by name, so the order of a dictionary cannot change it.
-    var canonicalEncoding: [UInt8] {
-        var bytes = Array("jobgraph task definition 1\n".utf8)
+    /// A text that only this definition encodes to: every field named and every value prefixed by its
+    /// length in UTF-8 bytes, so no choice of values can make two definitions collide by concatenation;
+    /// the environment sorted by name, so the order of a dictionary cannot change it.
+    var canonicalEncoding: String {
+        var text = "jobgraph task definition 1\n"
         func field(_ name: String, _ values: [String]) {
-            bytes += Array("\(name) \(values.count)\n".utf8)
-            for value in values {
-                bytes += Array("\(value.utf8.count):".utf8)
-                bytes += Array(value.utf8)
-                bytes.append(UInt8(ascii: "\n"))
-            }
+            text += "\(name) \(values.count)\n"
+            for value in values { text += "\(value.utf8.count):\(value)\n" }
         }
         field("action", [action])
         field("parameters", parameters)
@@ -96,6 +97,6 @@ public struct TaskDefinition: Sendable, Hashable {
         field("working_directory", [workingDirectory])
         field("inputs", inputs)
         field("outputs", outputs)
-        return bytes
+        return text
     }
 }
