@@ -15,6 +15,7 @@ public protocol FileHasher: Sendable {
 public struct DiskFileHasher: FileHasher {
     public init() {}
 
+    /// - Throws: `StateStoreError.fileSystem` when the file cannot be opened or read.
     public func sha256(ofFileAt path: String) throws -> String {
         let descriptor = retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else { throw StateStoreError.fileSystem(operation: "open", path: path, errno: errno) }

@@ -5,9 +5,11 @@ public struct RunRecord: Sendable, Equatable, Codable {
     public var id: RunID
     /// The pipeline file's name.
     public var pipeline: String
+    /// Wall-clock time the run began.
     public var startedAt: Date
     /// `nil` for a run that never finished.
     public var endedAt: Date?
+    /// `interrupted` for a run that was killed, `running` while its process still holds the lock.
     public var outcome: RunOutcome
     /// Tasks selected for the run.
     public var taskCount: Int

@@ -9,6 +9,7 @@ public struct TaskRecord: Sendable, Equatable, Codable {
     public var attempts: Int
     /// Seconds the last attempt executed; `nil` when it never executed.
     public var duration: Double?
+    /// The last attempt's exit status, when a process exited with one.
     public var exitCode: Int32?
     /// `TaskDefinition.fingerprint` in this run, which tells a flaky task from one that was edited.
     public var definition: String?

@@ -34,6 +34,7 @@ public enum UpToDateVerdict: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether the task may be skipped.
     public var isUpToDate: Bool { self == .upToDate }
 
     /// `up-to-date`, or `out-of-date: <reason>`.
@@ -49,6 +50,8 @@ public enum UpToDateVerdict: Sendable, Equatable, CustomStringConvertible {
 /// then runs and succeeds (taken before it runs, so an input edited during the run makes it rerun).
 public struct UpToDateCheck: Sendable, Equatable {
     public var verdict: UpToDateVerdict
+    /// Pass to `recordTask` when the task then succeeds; `fingerprints.definition` is the definition
+    /// fingerprint for its `TaskRecord`.
     public var fingerprints: TaskFingerprints
 
     public init(verdict: UpToDateVerdict, fingerprints: TaskFingerprints) {

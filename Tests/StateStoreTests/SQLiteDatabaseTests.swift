@@ -84,3 +84,30 @@ import Testing
         #expect(error?.code == 14)  // SQLITE_CANTOPEN
     }
 }
+
+@Suite struct SQLiteStatementCacheTests {
+    @Test func aCachedStatementIsResetBetweenUsesAndNestedUsesGetTheirOwn() throws {
+        let database = try SQLiteDatabase(location: .memory)
+        try database.execute("CREATE TABLE t (k INTEGER)")
+        for value in 1...3 { try database.run("INSERT INTO t VALUES (?1)", [.integer(Int64(value))]) }
+        let sql = "SELECT k FROM t WHERE k >= ?1 ORDER BY k"
+        #expect(try database.query(sql, [.integer(2)]) { $0.integer(0) } == [2, 3])
+        #expect(try database.query(sql, [.integer(1)]) { $0.integer(0) } == [1, 2, 3])
+        let pairs = try database.withCachedStatement(sql) { outer throws(SQLiteError) -> [[Int64]] in
+            try outer.bind([.integer(3)])
+            var pairs: [[Int64]] = []
+            while try outer.step() {
+                let key = outer.integer(0)
+                pairs.append([key] + (try database.query(sql, [.integer(2)]) { $0.integer(0) }))
+            }
+            return pairs
+        }
+        #expect(pairs == [[3, 2, 3]])
+        // A failed step leaves the statement usable for the next call.
+        try database.execute("CREATE TABLE u (k INTEGER PRIMARY KEY)")
+        try database.run("INSERT INTO u VALUES (?1)", [.integer(1)])
+        #expect(throws: SQLiteError.self) { try database.run("INSERT INTO u VALUES (?1)", [.integer(1)]) }
+        try database.run("INSERT INTO u VALUES (?1)", [.integer(2)])
+        #expect(try database.query("SELECT count(*) FROM u") { $0.integer(0) } == [2])
+    }
+}
