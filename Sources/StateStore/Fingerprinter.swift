@@ -1,0 +1,71 @@
+/// The file side of up-to-date checks: which files `inputs` and `outputs` patterns name, and the content
+/// hashes of inputs, re-reading a file only when its size, modification time or inode differ from the
+/// record of its last reading.
+///
+/// Pure apart from reading the file system; `StateStore` supplies the records and keeps the new ones.
+public struct Fingerprinter: Sendable {
+    /// Reads file contents; tests plug in one that counts.
+    public let hasher: any FileHasher
+
+    public init(hasher: any FileHasher = DiskFileHasher()) {
+        self.hasher = hasher
+    }
+
+    /// The regular files the `patterns` match below `directory` (absolute), deduplicated and sorted.
+    public func files(matching patterns: [String], in directory: String) -> [String] {
+        var seen = Set<String>()
+        var files: [String] = []
+        for pattern in patterns {
+            for file in GlobPattern(pattern).files(in: directory) where seen.insert(file).inserted { files.append(file) }
+        }
+        return files.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// The first of `patterns` that names nothing: a path without wildcards must exist (file or folder),
+    /// a pattern with wildcards must match at least one file. `nil` when all outputs are there.
+    public func firstMissingOutput(_ patterns: [String], in directory: String) -> String? {
+        patterns.first { text in
+            let pattern = GlobPattern(text)
+            if pattern.hasWildcards { return pattern.files(in: directory).isEmpty }
+            return FileStatus(path: pattern.literalPath(in: directory)) == nil
+        }
+    }
+
+    /// The content hash of each file, from `known` when its status still matches, else read afresh.
+    /// - Parameters:
+    ///   - files: each file's store key and absolute path.
+    ///   - known: the stored records, by key.
+    /// - Returns: the inputs in the order given; the records read afresh, to store (leaving out a file
+    ///   that changed while it was read, so the next check reads it again); the first file that could
+    ///   not be read, whose hash is left empty.
+    func hashes(of files: [(key: String, path: String)], known: [String: FileRecord])
+        -> (inputs: [TaskFingerprints.Input], refreshed: [FileRecord], unreadable: String?) {
+        var inputs: [TaskFingerprints.Input] = []
+        var refreshed: [FileRecord] = []
+        var unreadable: String?
+        inputs.reserveCapacity(files.count)
+        for file in files {
+            guard let status = FileStatus(path: file.path), status.kind == .regular else {
+                unreadable = unreadable ?? file.key
+                inputs.append(.init(path: file.key, sha256: ""))
+                continue
+            }
+            if let record = known[file.key], status.matches(record) {
+                inputs.append(.init(path: file.key, sha256: record.sha256))
+                continue
+            }
+            do {
+                let digest = try hasher.sha256(ofFileAt: file.path)
+                inputs.append(.init(path: file.key, sha256: digest))
+                if FileStatus(path: file.path) == status {
+                    refreshed.append(FileRecord(path: file.key, size: status.size, modificationNanoseconds: status.modificationNanoseconds,
+                                                inode: status.inode, sha256: digest))
+                }
+            } catch {
+                unreadable = unreadable ?? file.key
+                inputs.append(.init(path: file.key, sha256: ""))
+            }
+        }
+        return (inputs, refreshed, unreadable)
+    }
+}

@@ -1,1 +1,0 @@
-// the state store: fingerprints, run history and the run lock in SQLite

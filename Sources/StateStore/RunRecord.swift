@@ -1,0 +1,101 @@
+import Foundation
+
+/// One run as the history remembers it.
+public struct RunRecord: Sendable, Equatable, Codable {
+    public var id: RunID
+    /// The pipeline file's name.
+    public var pipeline: String
+    /// Wall-clock time the run began.
+    public var startedAt: Date
+    /// `nil` for a run that never finished.
+    public var endedAt: Date?
+    /// `interrupted` for a run that was killed, `running` while its process still holds the lock.
+    public var outcome: RunOutcome
+    /// Tasks selected for the run.
+    public var taskCount: Int
+    /// How many tasks ended in each state.
+    public var tasks: TaskStateCounts
+
+    public init(id: RunID, pipeline: String, startedAt: Date, endedAt: Date?, outcome: RunOutcome, taskCount: Int,
+                tasks: TaskStateCounts) {
+        self.id = id
+        self.pipeline = pipeline
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.outcome = outcome
+        self.taskCount = taskCount
+        self.tasks = tasks
+    }
+
+    /// Seconds from start to end; `nil` for a run that never finished.
+    public var duration: Double? { endedAt.map { $0.timeIntervalSince(startedAt) } }
+
+    enum CodingKeys: String, CodingKey {
+        case id, pipeline
+        case startedAt = "started_at"
+        case endedAt = "ended_at"
+        case duration, outcome
+        case taskCount = "task_count"
+        case tasks
+    }
+
+    // Dates as ISO-8601 text whatever the encoder's date strategy, like the event stream's `time`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(RunID.self, forKey: .id)
+        pipeline = try container.decode(String.self, forKey: .pipeline)
+        startedAt = try Self.date(container.decode(String.self, forKey: .startedAt), key: .startedAt, in: container)
+        endedAt = try container.decodeIfPresent(String.self, forKey: .endedAt).map { try Self.date($0, key: .endedAt, in: container) }
+        outcome = try container.decode(RunOutcome.self, forKey: .outcome)
+        taskCount = try container.decode(Int.self, forKey: .taskCount)
+        tasks = try container.decode(TaskStateCounts.self, forKey: .tasks)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(pipeline, forKey: .pipeline)
+        try container.encode(startedAt.formatted(Self.dateStyle), forKey: .startedAt)
+        try container.encodeIfPresent(endedAt?.formatted(Self.dateStyle), forKey: .endedAt)
+        try container.encodeIfPresent(duration, forKey: .duration)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encode(taskCount, forKey: .taskCount)
+        try container.encode(tasks, forKey: .tasks)
+    }
+
+    private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    private static func date(_ text: String, key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>) throws -> Date {
+        do {
+            return try dateStyle.parse(text)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not an ISO-8601 date: '\(text)'")
+        }
+    }
+}
+
+/// How many of a run's tasks ended in each terminal state.
+public struct TaskStateCounts: Sendable, Equatable, Codable {
+    public var succeeded = 0
+    public var failed = 0
+    public var upToDate = 0
+    public var skipped = 0
+    public var cancelled = 0
+    /// Selected but never recorded as ended: the run was killed before or while they ran.
+    public var unfinished = 0
+
+    public init(succeeded: Int = 0, failed: Int = 0, upToDate: Int = 0, skipped: Int = 0, cancelled: Int = 0, unfinished: Int = 0) {
+        self.succeeded = succeeded
+        self.failed = failed
+        self.upToDate = upToDate
+        self.skipped = skipped
+        self.cancelled = cancelled
+        self.unfinished = unfinished
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case succeeded, failed
+        case upToDate = "up_to_date"
+        case skipped, cancelled, unfinished
+    }
+}

@@ -1,0 +1,64 @@
+/// The tables of `state.db` and how to bring an older file up to date, versioned by `PRAGMA user_version`.
+enum StateSchema {
+    /// The version this program writes.
+    static let currentVersion = 1
+
+    /// One script per version step: `migrations[n]` takes a database from version `n` to `n + 1`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY,
+            pipeline TEXT NOT NULL,        -- the pipeline file's name: pipelines beside each other share .jobgraph/
+            started_at REAL NOT NULL,      -- seconds since 1970
+            ended_at REAL,
+            outcome TEXT,                  -- NULL while running, or forever when the run was killed
+            task_count INTEGER NOT NULL
+        );
+        CREATE INDEX runs_by_pipeline ON runs (pipeline, id);
+        CREATE TABLE task_runs (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            task TEXT NOT NULL,
+            state TEXT NOT NULL,           -- a TaskState raw value; 'executing' when the run died during it
+            attempts INTEGER NOT NULL,
+            duration REAL,                 -- seconds the last attempt executed
+            exit_code INTEGER,
+            definition TEXT,               -- the task's definition fingerprint in that run
+            PRIMARY KEY (run_id, task)
+        ) WITHOUT ROWID;
+        CREATE INDEX task_runs_by_task ON task_runs (task, run_id);
+        CREATE TABLE task_fingerprints (   -- one row per task that ever succeeded
+            task TEXT PRIMARY KEY,
+            definition TEXT NOT NULL,
+            succeeded INTEGER NOT NULL     -- 0 once it starts executing again, until it succeeds
+        ) WITHOUT ROWID;
+        CREATE TABLE task_inputs (         -- the input files of that success, with their content hashes
+            task TEXT NOT NULL REFERENCES task_fingerprints (task) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            PRIMARY KEY (task, path)
+        ) WITHOUT ROWID;
+        CREATE TABLE files (               -- content hash cache: trusted while size, mtime and inode match
+            path TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            sha256 TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """,
+    ]
+
+    /// Creates or upgrades the schema inside one transaction, so two processes opening a new file at once
+    /// cannot both create it, and a kill halfway leaves the old version intact.
+    static func migrate(_ database: SQLiteDatabase) throws {
+        let found = try database.transaction { () throws(SQLiteError) -> Int in
+            let version = try database.userVersion()
+            guard version <= currentVersion else { return version }
+            for step in version..<currentVersion {
+                try database.execute(migrations[step])
+            }
+            if version != currentVersion { try database.setUserVersion(currentVersion) }
+            return version
+        }
+        if found > currentVersion { throw StateStoreError.newerSchema(found: found, supported: currentVersion) }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import PipelineModel
+
+/// Writing the run history: one transaction per call, so a run killed at any moment leaves whole rows.
+extension StateStore {
+    /// Records that a run starts; call while holding the run lock.
+    ///
+    /// Any earlier run still without an outcome died without finishing (the lock proves nobody runs it),
+    /// so it is marked `interrupted` here; runs beyond `retainedRuns` for this pipeline are dropped.
+    /// - Parameters:
+    ///   - pipelineFile: the pipeline file as the user named it; runs are filed under its name.
+    ///   - taskCount: tasks selected for the run.
+    public func beginRun(pipelineFile: String, startTime: Date, taskCount: Int) throws -> RunID {
+        let pipeline = Self.pipelineKey(pipelineFile)
+        let retained = Int64(retainedRuns)
+        return try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) -> RunID in
+                try database.run("UPDATE runs SET outcome = 'interrupted' WHERE outcome IS NULL")
+                try database.run("INSERT INTO runs (pipeline, started_at, task_count) VALUES (?1, ?2, ?3)",
+                                 [.text(pipeline), .real(startTime.timeIntervalSince1970), .integer(Int64(taskCount))])
+                let id = RunID(database.lastInsertRowID)
+                try database.run("""
+                    DELETE FROM runs WHERE pipeline = ?1
+                    AND id NOT IN (SELECT id FROM runs WHERE pipeline = ?1 ORDER BY id DESC LIMIT ?2)
+                    """, [.text(pipeline), .integer(retained)])
+                return id
+            }
+        }
+    }
+
+    /// Records that a task starts executing in `run`: until it succeeds, it is no longer up to date,
+    /// even if the process is killed before it ends and its outputs are half written.
+    public func recordTaskStarted(_ task: TaskID, run: RunID) throws {
+        try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) in
+                try database.run("""
+                    INSERT INTO task_runs (run_id, task, state, attempts) VALUES (?1, ?2, 'executing', 1)
+                    ON CONFLICT (run_id, task) DO UPDATE SET state = 'executing'
+                    """, [.integer(run.rawValue), .text(task.rawValue)])
+                try database.run("UPDATE task_fingerprints SET succeeded = 0 WHERE task = ?1", [.text(task.rawValue)])
+            }
+        }
+    }
+
+    /// Records how a task ended in `run`, in one transaction: its history row and, for a success with
+    /// `fingerprints`, what the next up-to-date check compares against. A task that executed and did not
+    /// succeed (failed, cancelled) stops being up to date.
+    /// - Parameter fingerprints: from `checkUpToDate` before the task ran; ignored unless it succeeded.
+    public func recordTask(_ record: TaskRecord, run: RunID, fingerprints: TaskFingerprints? = nil) throws {
+        try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) in
+                try database.run("""
+                    INSERT INTO task_runs (run_id, task, state, attempts, duration, exit_code, definition)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                    ON CONFLICT (run_id, task) DO UPDATE SET state = excluded.state, attempts = excluded.attempts,
+                        duration = excluded.duration, exit_code = excluded.exit_code, definition = excluded.definition
+                    """, [.integer(run.rawValue), .text(record.task.rawValue), .text(record.state.rawValue),
+                          .integer(Int64(record.attempts)), .real(record.duration), .integer(record.exitCode.map(Int64.init)),
+                          .text(record.definition)])
+                switch record.state {
+                case .succeeded:
+                    if let fingerprints { try Self.store(fingerprints, for: record.task, in: database) }
+                case .failed, .cancelled:
+                    // Only one that executed: cancelled while waiting leaves its outputs as they were.
+                    if record.attempts > 0 {
+                        try database.run("UPDATE task_fingerprints SET succeeded = 0 WHERE task = ?1", [.text(record.task.rawValue)])
+                    }
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    /// Records a task's success outside any run's history (the runner may prefer `recordTask`, which does
+    /// this in the same transaction as the history row).
+    public func recordSuccess(_ task: TaskID, fingerprints: TaskFingerprints) throws {
+        try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) in try Self.store(fingerprints, for: task, in: database) }
+        }
+    }
+
+    /// Records how a run ended; `endTime` is wall-clock time.
+    ///
+    /// Also forgets the content hashes of files that no recorded success refers to (inputs of tasks that
+    /// failed, files that no longer match): they are only a cache, and the table would otherwise keep
+    /// every file that ever matched a pattern.
+    public func finishRun(_ run: RunID, outcome: RunOutcome, endTime: Date) throws {
+        try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) in
+                try database.run("UPDATE runs SET outcome = ?2, ended_at = ?3 WHERE id = ?1",
+                                 [.integer(run.rawValue), .text(outcome.rawValue), .real(endTime.timeIntervalSince1970)])
+                try database.run("DELETE FROM files WHERE path NOT IN (SELECT path FROM task_inputs)")
+            }
+        }
+    }
+
+    private static func store(_ fingerprints: TaskFingerprints, for task: TaskID, in database: SQLiteDatabase) throws(SQLiteError) {
+        // Deleting first also drops the old inputs (ON DELETE CASCADE).
+        try database.run("DELETE FROM task_fingerprints WHERE task = ?1", [.text(task.rawValue)])
+        try database.run("INSERT INTO task_fingerprints (task, definition, succeeded) VALUES (?1, ?2, 1)",
+                         [.text(task.rawValue), .text(fingerprints.definition)])
+        try database.withCachedStatement("INSERT OR REPLACE INTO task_inputs (task, path, sha256) VALUES (?1, ?2, ?3)") { statement throws(SQLiteError) in
+            for input in fingerprints.inputs {
+                try statement.bind([.text(task.rawValue), .text(input.path), .text(input.sha256)])
+                try statement.step()
+                try statement.reset()
+            }
+        }
+    }
+}

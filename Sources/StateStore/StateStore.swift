@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JobGraphBasics
+import PipelineModel
+
+/// The state in `.jobgraph/` beside a pipeline file (contract: "State lives in `.jobgraph/`"): the run
+/// lock, the run history and the fingerprints of up-to-date checks, in the SQLite file `state.db`.
+///
+/// Safe from any thread: every database call runs under one lock on one connection, while globbing and
+/// hashing files happen outside it. Each write is one transaction, so killing the process at any moment
+/// leaves a database the next run opens and trusts.
+public final class StateStore: Sendable {
+    /// The pipeline's folder, absolute: input paths inside it are recorded relative to it.
+    public let directory: String
+    /// `directory/.jobgraph`.
+    public let stateDirectory: String
+    /// Reads input files for their fingerprints.
+    public let fingerprinter: Fingerprinter
+    /// Runs kept per pipeline; older ones are dropped when a run begins.
+    public let retainedRuns: Int
+    let database: Locked<SQLiteDatabase>
+
+    /// Opens the state of the pipelines in `directory`, creating `.jobgraph/` and `state.db` when missing.
+    /// - Parameters:
+    ///   - directory: the pipeline file's folder; a relative path is taken from the working directory.
+    ///   - fingerprinter: how input files are read; the default reads them from disk.
+    ///   - retainedRuns: runs kept per pipeline, at least 1.
+    /// - Throws: `StateStoreError` when the folder cannot be made, `SQLiteError` when the database cannot
+    ///   be opened (`newerSchema` when a newer jobgraph wrote it).
+    public static func open(directory: String, fingerprinter: Fingerprinter = Fingerprinter(), retainedRuns: Int = 50) throws -> StateStore {
+        let directory = absolute(directory)
+        let stateDirectory = try makeStateDirectory(in: directory)
+        return try StateStore(directory: directory, location: .path(stateDirectory + "/state.db"), fingerprinter: fingerprinter,
+                              retainedRuns: retainedRuns)
+    }
+
+    /// A store whose database lives in memory and vanishes with it, for tests; `.jobgraph/` is created
+    /// only when the run lock is taken.
+    public static func inMemory(directory: String, fingerprinter: Fingerprinter = Fingerprinter(), retainedRuns: Int = 50) throws -> StateStore {
+        try StateStore(directory: absolute(directory), location: .memory, fingerprinter: fingerprinter, retainedRuns: retainedRuns)
+    }
+
+    init(directory: String, location: SQLiteLocation, fingerprinter: Fingerprinter, retainedRuns: Int) throws {
+        self.directory = directory
+        stateDirectory = directory + "/.jobgraph"
+        self.fingerprinter = fingerprinter
+        self.retainedRuns = max(1, retainedRuns)
+        let connection = try SQLiteDatabase(location: location)
+        try StateSchema.migrate(connection)
+        database = Locked(connection)
+    }
+
+    // MARK: - Run lock
+
+    /// `.jobgraph/lock`.
+    public var lockPath: String { stateDirectory + "/lock" }
+
+    /// Takes the run lock for this process, or fails at once when another process holds it.
+    /// - Returns: the lock, held until `release()` or until it is deinitialized; keep it for the whole run.
+    /// - Throws: `StateStoreError.runLockHeld(pid:)`, whose description is the line to print before
+    ///   exiting with status 2; `StateStoreError.fileSystem` when the lock file cannot be made.
+    public func acquireRunLock() throws -> RunLock {
+        _ = try Self.makeStateDirectory(in: directory)
+        return try RunLock.acquire(path: lockPath, waiting: false)
+    }
+
+    /// Takes the run lock, blocking the calling thread until the holder lets go (`--wait`).
+    public func waitForRunLock() throws -> RunLock {
+        _ = try Self.makeStateDirectory(in: directory)
+        return try RunLock.acquire(path: lockPath, waiting: true)
+    }
+
+    // MARK: - Maintenance
+
+    /// `PRAGMA integrity_check`: `["ok"]` for a sound database, else SQLite's list of problems.
+    public func integrityCheck() throws -> [String] {
+        try database.withLock { database throws(SQLiteError) in try database.integrityCheck() }
+    }
+
+    /// Runs `body` on the connection under the store's lock.
+    func withDatabase<Result>(_ body: (SQLiteDatabase) throws(SQLiteError) -> Result) throws(SQLiteError) -> Result {
+        try database.withLock { database throws(SQLiteError) in try body(database) }
+    }
+
+    /// The name a pipeline's runs are filed under: its file's name, since `.jobgraph/` sits beside it and
+    /// `ci.yaml`, `./ci.yaml` and `/work/ci.yaml` all mean the same file there.
+    static func pipelineKey(_ pipelineFile: String) -> String {
+        let name = pipelineFile.split(separator: "/").last.map(String.init) ?? pipelineFile
+        return name.isEmpty ? pipelineFile : name
+    }
+
+    /// The key of a file in the `files` and `task_inputs` tables: relative to `directory` when inside it.
+    func fileKey(_ path: String) -> String {
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    private static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if path == "." || path.isEmpty { return cwd }
+        return (cwd == "/" ? "" : cwd) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+    }
+
+    /// Creates `.jobgraph/` with a `.gitignore` of `*`, so the state is never committed by accident.
+    private static func makeStateDirectory(in directory: String) throws(StateStoreError) -> String {
+        let path = directory + "/.jobgraph"
+        if mkdir(path, 0o755) == 0 {
+            let ignore = path + "/.gitignore"
+            let descriptor = Glibc.open(ignore, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            if descriptor >= 0 {
+                // Best effort: a missing .gitignore costs nothing but tidiness.
+                _ = "*\n".withCString { write(descriptor, $0, 2) }
+                close(descriptor)
+            }
+        } else if errno != EEXIST {
+            throw .fileSystem(operation: "create", path: path, errno: errno)
+        } else if FileStatus(path: path)?.kind != .directory {
+            throw .fileSystem(operation: "use", path: path, errno: ENOTDIR)
+        }
+        return path
+    }
+}

@@ -1,0 +1,102 @@
+import Execution
+import JobGraphBasics
+import PipelineModel
+
+/// Everything that defines what a task produces, resolved for one run: when any of it changes, the task
+/// is out of date (issue: "command, env, vars, action parameters").
+///
+/// Paths inside the pipeline's folder are kept relative to it, so moving or re-cloning the project does
+/// not make every task out of date. Retries, timeouts, priorities and queues are left out: they change
+/// how a task runs, not what it makes.
+public struct TaskDefinition: Sendable, Hashable {
+    /// The action's keyword: `run`, `parallel`, `download` or `filter`.
+    public var action: String
+    /// The resolved commands in order, or the action's parameters as `name=value`.
+    public var parameters: [String]
+    /// The environment values the pipeline sets for the task: its `env`, the task's `env` and the vars
+    /// (which are exported too), but not the caller's own environment.
+    public var environment: [String: String]
+    /// The task's folder, relative to the pipeline's folder (`.` for the same), or absolute when outside it.
+    public var workingDirectory: String
+    /// The `inputs` patterns, rendered, relative to the task's folder; `*`, `?` and `**` allowed.
+    /// Part of the definition because declaring other files is a change too.
+    public var inputs: [String]
+    /// The `outputs` patterns, rendered, relative to the task's folder.
+    public var outputs: [String]
+
+    public init(action: String, parameters: [String], environment: [String: String] = [:], workingDirectory: String = ".",
+                inputs: [String] = [], outputs: [String] = []) {
+        self.action = action
+        self.parameters = parameters
+        self.environment = environment
+        self.workingDirectory = workingDirectory
+        self.inputs = inputs
+        self.outputs = outputs
+    }
+
+    /// The definition of the work a runner resolved for a task.
+    /// - Parameters:
+    ///   - work: any attempt's work; the attempt number is ignored.
+    ///   - environmentNames: the names the pipeline sets: its `env` keys, the task's `env` keys and the
+    ///     var names; their values are taken from `work.environment`.
+    ///   - inputs: the task's `inputs` patterns, rendered.
+    ///   - outputs: the task's `outputs` patterns, rendered.
+    ///   - pipelineDirectory: absolute; paths below it are recorded relative to it.
+    public init(work: TaskWork, environmentNames: some Sequence<String>, inputs: [String], outputs: [String],
+                pipelineDirectory: String) {
+        func relative(_ path: String) -> String {
+            if path == pipelineDirectory { return "." }
+            let prefix = pipelineDirectory.hasSuffix("/") ? pipelineDirectory : pipelineDirectory + "/"
+            return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+        }
+        func optional(_ name: String, _ value: (some CustomStringConvertible)?) -> [String] {
+            value.map { ["\(name)=\($0)"] } ?? []
+        }
+        switch work.work {
+        case .shell(let commands, let concurrently):
+            action = concurrently ? "parallel" : "run"
+            parameters = commands
+        case .download(let url, let destination, let sha256, let maxBytes):
+            action = "download"
+            parameters = ["url=\(url)", "to=\(relative(destination))"] + optional("sha256", sha256) + optional("max_bytes", maxBytes)
+        case .filter(let filter):
+            action = "filter"
+            parameters = ["input=\(relative(filter.input))", "output=\(relative(filter.output))", "effect=\(filter.effect.rawValue)"]
+                + optional("intensity", filter.intensity) + optional("radius", filter.radius) + optional("width", filter.width)
+                + optional("height", filter.height) + optional("quality", filter.quality)
+        }
+        var environment: [String: String] = [:]
+        for name in environmentNames { environment[name] = work.environment[name] }
+        self.environment = environment
+        workingDirectory = relative(work.workingDirectory)
+        self.inputs = inputs
+        self.outputs = outputs
+    }
+
+    /// The SHA-256 (lower-case hex) of the canonical encoding: equal definitions, equal fingerprints.
+    public var fingerprint: String {
+        var hasher = SHA256()
+        var encoding = canonicalEncoding
+        encoding.withUTF8 { hasher.update(UnsafeRawBufferPointer($0)) }
+        return hasher.finalizeHex()
+    }
+
+    /// A text that only this definition encodes to: every field named and every value prefixed by its
+    /// length in UTF-8 bytes, so no choice of values can make two definitions collide by concatenation;
+    /// the environment sorted by name, so the order of a dictionary cannot change it.
+    var canonicalEncoding: String {
+        var text = "jobgraph task definition 1\n"
+        func field(_ name: String, _ values: [String]) {
+            text += "\(name) \(values.count)\n"
+            for value in values { text += "\(value.utf8.count):\(value)\n" }
+        }
+        field("action", [action])
+        field("parameters", parameters)
+        let names = environment.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        field("environment", names.flatMap { [$0, environment[$0] ?? ""] })
+        field("working_directory", [workingDirectory])
+        field("inputs", inputs)
+        field("outputs", outputs)
+        return text
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Glibc
+import JobGraphBasics
+import Testing
+@testable import StateStore
+
+/// The run lock across processes: the second `jobgraph` run must be refused, naming the first's pid.
+@Suite struct RunLockTests {
+    /// A shell that takes the lock the way a second jobgraph would, writes its pid, says `locked`, and
+    /// holds it until its standard input closes.
+    func holder(of path: String) throws -> Child {
+        let script = """
+            exec 9<>"$1" || exit 4
+            flock -n 9 || exit 3
+            printf '%s\\n' "$$" >&9
+            echo locked
+            read ignored || true
+            """
+        return try Child("/bin/sh", ["-c", script, "holder", path])
+    }
+
+    @Test func anotherProcessHoldingTheLockIsNamedByItsPid() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try StateStore.open(directory: directory.path)
+        let child = try holder(of: store.lockPath)
+        try #require(child.readLine() == "locked")
+
+        let error = #expect(throws: StateStoreError.self) { try store.acquireRunLock() }
+        #expect(error == .runLockHeld(pid: child.pid))
+        #expect(error?.description == "another jobgraph run (pid \(child.pid)) is using .jobgraph/; wait for it or pass --wait")
+
+        try child.closeInput()
+        #expect(child.wait() == 0)
+        let lock = try store.acquireRunLock()
+        #expect(lock.isHeld)
+        #expect(try String(contentsOfFile: store.lockPath, encoding: .utf8) == "\(getpid())\n")
+    }
+
+    @Test func aHolderKilledWithSIGKILLLeavesNoStaleLock() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try StateStore.open(directory: directory.path)
+        let child = try holder(of: store.lockPath)
+        try #require(child.readLine() == "locked")
+        kill(child.pid, SIGKILL)
+        _ = child.wait()
+        let lock = try store.acquireRunLock()
+        #expect(lock.isHeld)
+    }
+
+    @Test func whileWeHoldItAnotherProcessCannotTakeIt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try StateStore.open(directory: directory.path)
+        let lock = try store.acquireRunLock()
+        #expect(try runToEnd("/usr/bin/flock", ["-n", store.lockPath, "true"]) == 1)
+        lock.release()
+        lock.release()  // twice is harmless
+        #expect(!lock.isHeld)
+        #expect(try String(contentsOfFile: store.lockPath, encoding: .utf8) == "")
+        #expect(try runToEnd("/usr/bin/flock", ["-n", store.lockPath, "true"]) == 0)
+    }
+
+    @Test func childProcessesDoNotInheritTheLock() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try StateStore.open(directory: directory.path)
+        let lock = try store.acquireRunLock()
+        // posix_spawn without file actions: the child gets every descriptor not marked close-on-exec.
+        var pid: pid_t = 0
+        let arguments = ["/bin/sleep", "30"]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        try #require(posix_spawn(&pid, "/bin/sleep", nil, nil, &argv, environ) == 0)
+        defer {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        lock.release()
+        #expect(try runToEnd("/usr/bin/flock", ["-n", store.lockPath, "true"]) == 0)
+    }
+
+    @Test func waitingBlocksUntilTheHolderLetsGo() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try StateStore.open(directory: directory.path)
+        let child = try holder(of: store.lockPath)
+        try #require(child.readLine() == "locked")
+
+        let acquired = Locked<RunLock?>(nil)
+        let waiter = Task.detached { () throws -> Void in
+            let lock = try store.waitForRunLock()
+            acquired.withLock { $0 = lock }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(acquired.withLock { $0 } == nil)
+        try child.closeInput()
+        #expect(child.wait() == 0)
+        try await waiter.value
+        #expect(acquired.withLock { $0?.isHeld } == true)
+    }
+}

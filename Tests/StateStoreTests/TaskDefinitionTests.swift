@@ -1,0 +1,76 @@
+import Execution
+import JobGraphBasics
+import PipelineModel
+import Testing
+@testable import StateStore
+
+@Suite struct TaskDefinitionTests {
+    static let base = TaskDefinition(action: "run", parameters: ["swift build"], environment: ["A": "1", "B": "2"],
+                              inputs: ["Sources/**"], outputs: [".build/app"])
+
+    @Test func equalDefinitionsHaveEqualFingerprints() {
+        var reordered = TaskDefinition(action: "run", parameters: ["swift build"], environment: [:], inputs: ["Sources/**"], outputs: [".build/app"])
+        reordered.environment["B"] = "2"
+        reordered.environment["A"] = "1"
+        #expect(reordered.fingerprint == Self.base.fingerprint)
+        #expect(Self.base.fingerprint.count == 64)
+    }
+
+    /// One changed field each, every one of which must change the fingerprint.
+    static let variants: [TaskDefinition] = {
+        let base = TaskDefinitionTests.base
+        var variants = Array(repeating: base, count: 8)
+        variants[0].parameters = ["swift build -c release"]
+        variants[1].environment["A"] = "3"
+        variants[2].environment["C"] = ""
+        variants[3].action = "parallel"
+        variants[4].workingDirectory = "sub"
+        variants[5].inputs.append("Package.swift")
+        variants[6].outputs = []
+        variants[7].parameters = ["swift", " build"]  // concatenation must not collide with ["swift build"]
+        return variants
+    }()
+
+    @Test(arguments: variants)
+    func anyChangeChangesTheFingerprint(changed: TaskDefinition) {
+        #expect(changed.fingerprint != Self.base.fingerprint)
+    }
+
+    @Test func builtFromWorkItKeepsDeclaredEnvironmentAndRelativePaths() {
+        let work = TaskWork(
+            id: "fetch", attempt: 2,
+            work: .download(url: "http://127.0.0.1/x.json", destination: "/project/build/x.json", sha256: nil, maxBytes: 100),
+            workingDirectory: "/project", environment: ["HOME": "/root", "SERVER": "http://127.0.0.1", "PATH": "/bin"],
+            niceness: 0, timeout: nil, logPath: "/project/.jobgraph/logs/fetch.log")
+        let definition = TaskDefinition(work: work, environmentNames: ["SERVER"], inputs: [], outputs: ["build/x.json"],
+                                        pipelineDirectory: "/project")
+        #expect(definition == TaskDefinition(action: "download", parameters: ["url=http://127.0.0.1/x.json", "to=build/x.json", "max_bytes=100"],
+                                             environment: ["SERVER": "http://127.0.0.1"], workingDirectory: ".", outputs: ["build/x.json"]))
+
+        // The caller's own environment and the attempt number do not count; the project's place does not either.
+        var other = work
+        other.attempt = 1
+        other.environment["HOME"] = "/home/someone"
+        other.work = .download(url: "http://127.0.0.1/x.json", destination: "/moved/build/x.json", sha256: nil, maxBytes: 100)
+        other.workingDirectory = "/moved"
+        let moved = TaskDefinition(work: other, environmentNames: ["SERVER"], inputs: [], outputs: ["build/x.json"], pipelineDirectory: "/moved")
+        #expect(moved.fingerprint == definition.fingerprint)
+    }
+
+    @Test func shellAndFilterWork() {
+        let shell = TaskWork(id: "t", attempt: 1, work: .shell(commands: ["make", "make install"], concurrently: true),
+                             workingDirectory: "/p/sub", environment: [:], niceness: 0, timeout: nil, logPath: "")
+        let definition = TaskDefinition(work: shell, environmentNames: [], inputs: [], outputs: [], pipelineDirectory: "/p")
+        #expect(definition.action == "parallel")
+        #expect(definition.parameters == ["make", "make install"])
+        #expect(definition.workingDirectory == "sub")
+
+        let here = SourceLocation(file: "p.yaml", line: 1, column: 1)
+        let spec = FilterSpec(input: Template(literal: "in.jpg", location: here), output: Template(literal: "out.png", location: here),
+                              effect: .sepia, intensity: 0.8)
+        let filter = TaskWork(id: "f", attempt: 1, work: .filter(FilterWork(input: "/p/in.jpg", output: "/p/out.png", spec: spec)),
+                              workingDirectory: "/p", environment: [:], niceness: 0, timeout: nil, logPath: "")
+        #expect(TaskDefinition(work: filter, environmentNames: [], inputs: [], outputs: [], pipelineDirectory: "/p").parameters
+            == ["input=in.jpg", "output=out.png", "effect=sepia", "intensity=0.8"])
+    }
+}
