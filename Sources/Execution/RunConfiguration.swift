@@ -14,6 +14,8 @@ public struct RunConfiguration: Sendable {
     public var terminationGrace: Double
     /// How many processors a queue without `max_concurrent` may use.
     public var processorCount: Int
+    /// Ignore up-to-date checks: run every task (`--force`).
+    public var force: Bool = false
 
     public init(jobs: Int, keepGoing: Bool = false, pipelineDirectory: String, stateDirectory: String,
                 environment: [String: String], terminationGrace: Double = 5, processorCount: Int) {

@@ -23,6 +23,7 @@ public final class Runner: Sendable {
     private let graph: TaskGraph
     private let configuration: RunConfiguration
     private let executor: any TaskExecutor
+    private let history: (any TaskHistory)?
     private let resolver: Result<WorkResolver, TemplateError>
     private let queues: [OperationQueue]
     private let queueNames: [String]
@@ -31,12 +32,16 @@ public final class Runner: Sendable {
     private let startInstant: ContinuousClock.Instant
     private let beginBox: WeakBox<Runner>
 
+    /// - Parameters:
+    ///   - history: up-to-date checks and the run's record; `nil` runs every task and remembers nothing.
+    ///   - durations: expected seconds per graph node (from history), for the critical-path tie-break.
     public init(graph: TaskGraph, configuration: RunConfiguration, executor: any TaskExecutor,
-                durations: [Double]? = nil) {
+                history: (any TaskHistory)? = nil, durations: [Double]? = nil) {
         (events, continuation) = AsyncStream.makeStream(of: RunEvent.self, bufferingPolicy: .unbounded)
         self.graph = graph
         self.configuration = configuration
         self.executor = executor
+        self.history = history
         resolver = Result { () throws(TemplateError) in try WorkResolver(graph: graph, configuration: configuration) }
 
         let layout = QueueLayout(graph: graph, jobs: configuration.jobs, processorCount: configuration.processorCount)
@@ -132,12 +137,30 @@ public final class Runner: Sendable {
 
     /// Called by a task's operation when its queue starts it.
     private func begin(_ index: Int) {
-        let attempt = state.withLock { book in
+        let (attempt, task) = state.withLock { book in
             book.attemptStarted[index] = clock.now
             if book.firstStarted[index] == nil { book.firstStarted[index] = elapsed() }
-            return book.attempts[index]
+            return (book.attempts[index], book.tasks[index])
+        }
+        if attempt == 1, let history, let answer = check(task, attempt: attempt, with: history) {
+            state.withLock { $0.answers[index] = answer }
+            if answer.isUpToDate && !configuration.force {
+                state.withLock { $0.upToDate.insert(index) }
+                complete(index)
+                return
+            }
+            history.started(task.id)
         }
         launch(index, attempt: attempt)
+    }
+
+    /// The up-to-date answer for a task about to run; `nil` when its paths cannot be rendered (the attempt
+    /// then fails with that error).
+    private func check(_ task: RunTask, attempt: Int, with history: any TaskHistory) -> UpToDateAnswer? {
+        guard let resolver = try? resolver.get(), let work = try? resolver.work(for: task, attempt: attempt),
+              let paths = try? resolver.declaredPaths(for: task)
+        else { return nil }
+        return history.check(work, inputs: paths.inputs, outputs: paths.outputs, environmentNames: resolver.environmentNames(for: task))
     }
 
     private func launch(_ index: Int, attempt: Int) {
@@ -216,6 +239,9 @@ public final class Runner: Sendable {
             var exitCode: Int32? = 0
             var error: String?
             switch result {
+            case _ where book.upToDate.contains(index):
+                outcome = .upToDate
+                exitCode = nil
             case .succeeded:
                 outcome = .succeeded
             case .failed(let code, _) where book.stoppedServices.contains(index):
@@ -236,9 +262,26 @@ public final class Runner: Sendable {
             emit(index, from: from, to: own.to, exitCode: exitCode, error: error, duration: duration, in: &book)
             let rest = Array(transitions.dropFirst())
             emit(rest, in: &book)
-            return nextStep(after: rest, ended: index, in: &book)
+            var step = nextStep(after: rest, ended: index, in: &book)
+            step.record = HistoryEntry(task: book.tasks[index].id, state: own.to, attempts: own.to == .upToDate ? 0 : book.attempts[index],
+                                       duration: own.to == .upToDate ? nil : duration, exitCode: exitCode, answer: book.answers[index])
+            return step
+        }
+        if let record = step.record {
+            history?.ended(record.task, state: record.state, attempts: record.attempts, duration: record.duration,
+                           exitCode: record.exitCode, answer: record.answer)
         }
         perform(step)
+    }
+
+    /// How a task ended, for the history, written outside the lock.
+    private struct HistoryEntry {
+        var task: TaskID
+        var state: TaskState
+        var attempts: Int
+        var duration: Double?
+        var exitCode: Int32?
+        var answer: UpToDateAnswer?
     }
 
     private func retry(_ index: Int, after attempt: Int) {
@@ -454,6 +497,7 @@ public final class Runner: Sendable {
         var operations: [Int: TaskOperation] = [:]
         var stopServices: [any TaskExecution] = []
         var waiter: CheckedContinuation<Void, Never>?
+        var record: HistoryEntry?
     }
 
     /// - Parameter ended: a task that has just ended by running, whose operation finishes too.
@@ -582,6 +626,9 @@ struct RunBook {
     var ended: [Double?]
     var endedAttempt: [Int]
     var results: [Int: TaskResult] = [:]
+    var answers: [Int: UpToDateAnswer] = [:]
+    /// Tasks found up to date: they end without running.
+    var upToDate: Set<Int> = []
     var executions: [Int: Execution] = [:]
     var failures: [Int: (exitCode: Int32?, reason: String)] = [:]
     var hookFailures: [RunSummary.FailedTask] = []

@@ -77,6 +77,29 @@ struct WorkResolver: Sendable {
             niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath(for: task.id))
     }
 
+    /// The task's `inputs` and `outputs`, rendered (a value may not leave the pipeline's folder), plus
+    /// what a download or filter step reads and writes.
+    func declaredPaths(for task: RunTask) throws(TemplateError) -> (inputs: [String], outputs: [String]) {
+        let context = context(for: task)
+        var inputs = try task.spec.inputs.map { template throws(TemplateError) in try template.rendered(in: context, as: .confinedPath) }
+        var outputs = try task.spec.outputs.map { template throws(TemplateError) in try template.rendered(in: context, as: .confinedPath) }
+        switch task.spec.action {
+        case .download(let download):
+            outputs.append(try download.destination.rendered(in: context, as: .confinedPath))
+        case .filter(let filter):
+            inputs.append(try filter.input.rendered(in: context, as: .confinedPath))
+            outputs.append(try filter.output.rendered(in: context, as: .confinedPath))
+        case .run, .parallel:
+            break
+        }
+        return (inputs, outputs)
+    }
+
+    /// The names of the variables the pipeline sets for a task: its part of the task's definition.
+    func environmentNames(for task: RunTask) -> [String] {
+        graph.pipeline.environment.map(\.name) + graph.pipeline.variables.map(\.name) + task.spec.environment.map(\.name)
+    }
+
     /// `.jobgraph/logs/<task>.log`, with characters that cannot be in a file name replaced.
     func logPath(for id: TaskID) -> String {
         let name = String(id.rawValue.map { $0 == "/" || $0 == "\0" ? "_" : $0 })

@@ -33,6 +33,15 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Also write every event as JSON Lines to this file.", valueName: "FILE"))
     var events: String?
 
+    @Option(help: ArgumentHelp("Write the run as Chrome trace-event JSON (Perfetto, chrome://tracing).", valueName: "FILE"))
+    var trace: String?
+
+    @Flag(help: "Ignore up-to-date checks: run every selected task.")
+    var force = false
+
+    @Flag(help: "If another run of this pipeline holds its state, wait for it instead of exiting.")
+    var wait = false
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("'--jobs' must be at least 1") }
     }
@@ -51,11 +60,15 @@ struct RunCommand: AsyncParsableCommand {
         }
         let environment = ProcessInfo.processInfo.environment
         let pipelineDirectory = URL(fileURLWithPath: pipeline.file).deletingLastPathComponent().standardizedFileURL.path
-        let configuration = RunConfiguration(
+        var configuration = RunConfiguration(
             jobs: jobs, keepGoing: keepGoing, pipelineDirectory: pipelineDirectory,
             stateDirectory: pipelineDirectory + "/.jobgraph", environment: environment, processorCount: processorCount)
+        configuration.force = force
+        let state = try openState(in: pipelineDirectory, wait: wait)
+        let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
 
         var observers: [any RunObserver] = [makeProgressObserver(mode: progress, console: .standardOutput, environment: environment)]
+        if let trace { observers.append(ChromeTraceWriter(path: trace)) }
         if let events {
             do {
                 observers.append(try JSONLinesReporter(path: events))
@@ -69,12 +82,15 @@ struct RunCommand: AsyncParsableCommand {
         let loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
         defer { loop.stop() }
         let runner = Runner(graph: graph, configuration: configuration,
-                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory))
+                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory),
+                            history: recorder, durations: expectedDurations(of: graph, from: state.store))
         control.attach(runner)
 
         async let summary = runner.run()
         await ObserverHub.drain(runner.events, into: observers)
         let result = await summary
+        for problem in recorder.finish(result, endTime: Date()) { Console.standardError.write(line: "warning: \(problem)") }
+        state.lock.release()
         // With JSON progress, standard output carries only events; the summary goes beside it.
         let summaryConsole: Console = progress == .json ? .standardError : .standardOutput
         summaryConsole.write(lines: SummaryPrinter().render(result))

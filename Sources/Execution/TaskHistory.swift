@@ -1,0 +1,34 @@
+import PipelineModel
+
+/// What a run remembers between runs: whether a task's work is already done, and how each task ended.
+///
+/// The Runner calls it from operation threads, one task at a time per task; implementations (the
+/// SQLite state store) must be safe from any thread. Failures to record are the implementation's to
+/// report; they never fail a task.
+public protocol TaskHistory: Sendable {
+    /// Just before a task's first attempt: whether its outputs exist and nothing that defines it or that it
+    /// reads changed since its last success. May read the task's input files.
+    /// - Parameters:
+    ///   - inputs, outputs: the task's `inputs` / `outputs` globs, rendered, relative to its folder.
+    ///   - environmentNames: the variables the pipeline sets for it (not the caller's own environment).
+    func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer
+    /// The task began executing.
+    func started(_ task: TaskID)
+    /// The task reached a terminal state.
+    func ended(_ task: TaskID, state: TaskState, attempts: Int, duration: Double?, exitCode: Int32?, answer: UpToDateAnswer?)
+}
+
+/// The answer of an up-to-date check, with what to store if the task then succeeds.
+public struct UpToDateAnswer: Sendable {
+    public var isUpToDate: Bool
+    /// Why the task must run ("input 'a.c' changed"), or why it need not.
+    public var reason: String
+    /// The implementation's fingerprints, handed back in `ended`.
+    public var fingerprints: (any Sendable)?
+
+    public init(isUpToDate: Bool, reason: String, fingerprints: (any Sendable)? = nil) {
+        self.isUpToDate = isUpToDate
+        self.reason = reason
+        self.fingerprints = fingerprints
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import Reporters
+import StateStore
+
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Show recent runs: outcome, duration, the slowest tasks and the flaky ones."
+    )
+
+    @Argument(help: "The pipeline file (YAML).", completion: .file(extensions: ["yaml", "yml"]))
+    var file: String
+
+    @Flag(help: "Print the history as JSON.")
+    var json = false
+
+    @Option(help: "How many recent runs to show.")
+    var runs = 10
+
+    func run() async throws {
+        let directory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
+        guard FileManager.default.fileExists(atPath: directory + "/.jobgraph/state.db") else {
+            Console.standardOutput.write(line: json ? "{\"runs\":[],\"slowest_tasks\":[],\"flaky_tasks\":[]}" : "no runs of \(file) yet")
+            return
+        }
+        do {
+            let store = try StateStore.open(directory: directory)
+            let report = try store.historyReport(pipelineFile: file, runs: runs)
+            if json {
+                Console.standardOutput.write(String(decoding: try report.jsonData(), as: UTF8.self) + "\n")
+            } else {
+                Console.standardOutput.write(lines: HistoryText.lines(for: report))
+            }
+        } catch {
+            Console.standardError.write(line: "error: cannot read the history in \(directory)/.jobgraph: \(error)")
+            throw ExitCode(ExitStatus.invalid)
+        }
+    }
+}

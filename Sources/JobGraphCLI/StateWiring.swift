@@ -1,0 +1,40 @@
+import ArgumentParser
+import Execution
+import Foundation
+import Reporters
+import StateStore
+import TaskGraph
+
+/// Opens `.jobgraph/` beside the pipeline and takes its run lock; a lock held by another run is an
+/// error (exit 2) unless `wait` (contract: "Killing jobgraph at any moment never corrupts it").
+func openState(in pipelineDirectory: String, wait: Bool) throws -> (store: StateStore, lock: RunLock) {
+    do {
+        let store = try StateStore.open(directory: pipelineDirectory)
+        let lock = wait ? try store.waitForRunLock() : try store.acquireRunLock()
+        return (store, lock)
+    } catch {
+        Console.standardError.write(line: "error: \(error)")
+        throw ExitCode(ExitStatus.invalid)
+    }
+}
+
+/// Begins this run's record in the state store.
+func startRecord(in store: StateStore, graph: TaskGraph, pipelineDirectory: String) throws -> RunRecorder {
+    do {
+        return try RunRecorder(store: store, pipelineFile: graph.pipeline.file, pipelineDirectory: pipelineDirectory,
+                               taskCount: graph.nodes.count, startTime: Date())
+    } catch {
+        Console.standardError.write(line: "error: cannot record the run in .jobgraph/state.db: \(error)")
+        throw ExitCode(ExitStatus.invalid)
+    }
+}
+
+/// Each node's expected seconds for critical-path scheduling: the median of its measured durations, and
+/// for a task never measured the median of all (issue: "tasks never seen count as the median of all").
+/// `nil` when nothing was measured yet, so every task counts as 1.
+func expectedDurations(of graph: TaskGraph, from store: StateStore) -> [Double]? {
+    guard let measured = try? store.medianDurations(pipelineFile: graph.pipeline.file), !measured.isEmpty else { return nil }
+    let sorted = measured.values.sorted()
+    let typical = sorted[sorted.count / 2]
+    return graph.nodes.map { measured[$0.id] ?? measured[$0.baseID] ?? typical }
+}
