@@ -88,8 +88,8 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
 
     private func exited(_ token: ChildToken, command index: Int, _ result: Result<TerminationStatus, SystemError>) {
         enum Next { case spawn(Int), finish(TaskResult), wait, stopOthers }
-        let next = state.withLock { state -> Next in
-            state.running[token.rawValue] = nil
+        let (next, group) = state.withLock { state -> (Next, ProcessID?) in
+            let group = state.running.removeValue(forKey: token.rawValue)
             switch result {
             case .success(let status) where status.isSuccess:
                 break
@@ -107,20 +107,23 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
                 // A parallel group fails as a whole: terminate the rest. Commands that succeed leave the
                 // others running: the group is done when all are done.
                 state.isStopping = true
-                return .stopOthers
+                return (.stopOthers, group)
             }
-            if !state.running.isEmpty { return .wait }
+            if !state.running.isEmpty { return (.wait, group) }
             if state.failure == nil, state.timedOut {
                 // A command that exits 0 on SIGTERM still ran out of time.
                 state.failure = .failed(exitCode: nil, reason: "timed out after \(formatted(work.timeout ?? 0))")
             }
             if state.failure == nil, !concurrently, state.next < commands.count {
-                if !state.isStopping { return .spawn(state.next) }
+                if !state.isStopping { return (.spawn(state.next), group) }
                 // Stopped between commands, or the stopped command exited 0: the list did not complete.
                 state.failure = .failed(exitCode: nil, reason: "stopped before `\(abbreviated(commands[state.next]))` ran")
             }
-            return .finish(state.failure ?? .succeeded)
+            return (.finish(state.failure ?? .succeeded), group)
         }
+        // Whatever the command left behind in its process group (a backgrounded `server &`) ends with it, so
+        // no process outlives its task, let alone jobgraph (contract: "Exit codes and signals").
+        _ = try? group?.signalGroup(.kill)  // an empty group (the usual case) is no error worth reporting
         switch next {
         case .spawn(let index): spawn(index)
         case .finish(let result): finish(result)
