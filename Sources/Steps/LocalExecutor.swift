@@ -34,8 +34,9 @@ public final class LocalExecutor: TaskExecutor {
             }
             step.begin()
             return step
-        case .download:
-            throw StepError("download steps are not available in this version of jobgraph")
+        case .download(let url, let destination, let sha256, let maxBytes):
+            return DownloadStep.start(url: url, destination: destination, sha256: sha256, maxBytes: maxBytes,
+                                      timeout: work.timeout, reporter: reporter, loop: loop)
         case .filter(let filter):
             let log = try logDirectory.open(work.logPath, appending: work.attempt > 1)
             if work.attempt > 1 { log.write(line: Array("--- attempt \(work.attempt) ---".utf8)) }
