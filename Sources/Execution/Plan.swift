@@ -315,15 +315,16 @@ public struct Plan: Sendable {
             finish(index, as: cancelled ? .cancelled : .skipped, into: &transitions)
         } else if isStopping && task.when == .success {
             finish(index, as: .cancelled, into: &transitions)
-        } else if task.hasConditions && !conditionsChecked[index] {
-            transitions.append(Transition(task: index, from: states[index], to: .waiting))
-            states[index] = .waiting
-            requests.checkConditions.append(index)
         } else if task.isFanOut {
+            // A fan-out's conditions are its items' (they may name `{{ item }}`): each item checks them.
             transitions.append(Transition(task: index, from: states[index], to: .ready))
             transitions.append(Transition(task: index, from: .ready, to: .executing))
             states[index] = .executing
             requests.expand.append(index)
+        } else if task.hasConditions && !conditionsChecked[index] {
+            transitions.append(Transition(task: index, from: states[index], to: .waiting))
+            states[index] = .waiting
+            requests.checkConditions.append(index)
         } else {
             makeReady(index, into: &transitions)
         }

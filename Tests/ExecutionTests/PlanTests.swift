@@ -116,3 +116,21 @@ private func drive(_ plan: inout Plan, outcomes: [String: Plan.Outcome] = [:]) -
         ])
     }
 }
+
+@Suite struct PlanFanOutTests {
+    @Test func aFanOutsConditionsAreCheckedOnEachItemNotOnTheFanOut() {
+        var plan = Plan(tasks: [Task(id: "photos", hasConditions: true, isFanOut: true)], jobs: 2, queueLimits: [2], keepGoing: false)
+        _ = plan.begin()
+        let first = plan.takeRequests()
+        #expect(first.expand == [0])
+        #expect(first.checkConditions.isEmpty)
+        let (items, _) = plan.expand(0, items: [Task(id: "photos[0]", hasConditions: true), Task(id: "photos[1]", hasConditions: true)])
+        #expect(plan.takeRequests().checkConditions == Array(items))
+        for item in items { _ = plan.conditionsChecked(item, met: item == items.first) }
+        let started = plan.take().started
+        #expect(started == [items.first!])
+        _ = plan.record(started[0], .succeeded)
+        #expect(plan.states[0] == .succeeded)
+        #expect(plan.isFinished)
+    }
+}
