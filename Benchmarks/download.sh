@@ -45,11 +45,11 @@ mkdir -p "$work/www/small"
 head -c $((size_mb * 1000 * 1000)) /dev/urandom >"$work/www/large.bin"
 for ((i = 1; i <= files; i++)); do head -c 10240 /dev/urandom >"$work/www/small/f$i.bin"; done
 
-# http.server with keep-alive and sendfile, so that the server is not what is measured.
+# http.server with sendfile, so that the server is not what is measured. HTTP/1.0, a connection per
+# request: with keep-alive, its header and body writes meet delayed ACKs and stall each small request.
 cat >"$work/serve.py" <<'PY'
 import http.server, os, sys
 class Handler(http.server.SimpleHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
     def log_message(self, *args): pass
     def copyfile(self, source, outputfile):
         self.wfile.flush()

@@ -16,7 +16,7 @@ import JobGraphSystem
 ///
 /// The HTTP client is `URLSession` from FoundationNetworking (libcurl underneath), chosen over
 /// AsyncHTTPClient 1.37.0 after measuring both against `curl` on loopback (release builds, median of 3,
-/// the 2-core machine, a Python server with sendfile):
+/// the 2-core machine nearly idle, Python's `http.server`, one connection per request):
 ///
 /// | | curl | URLSession | AsyncHTTPClient |
 /// | --- | --- | --- | --- |

@@ -51,7 +51,7 @@ public final class LoopbackHTTPServer: Sendable {
     ///   - acceptsConnections: false for a server whose connections never complete: it listens with a
     ///     full backlog and never accepts, so a client's connect times out (Linux drops the SYN).
     ///   - lifetime: seconds after which the server stops by itself.
-    /// - Throws: `SystemError` when the socket cannot be set up.
+    /// - Throws: `SetupError` when the socket cannot be set up.
     public init(routes: [String: Route], acceptsConnections: Bool = true, lifetime: Double = 60) throws {
         self.routes = routes
         let (listener, port) = try Self.listen(backlog: acceptsConnections ? 64 : 0)

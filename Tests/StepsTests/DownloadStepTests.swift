@@ -219,18 +219,29 @@ import Execution
         defer { server.stop() }
         let place = try Place()
         defer { place.remove() }
-        let probe = Probe()
         let loop = try EventLoop()
         defer { loop.stop() }
+        // Terminated from the progress callback itself, as soon as bytes arrive: a test task polling for
+        // them could be held up by other tests long enough for the transfer to finish first.
+        let running = Locked<(step: DownloadStep?, entriesWhenTerminated: [String]?)>((nil, nil))
+        let probe = Probe { report in
+            guard report.bytes > 0 else { return }
+            let step = running.withLock { running -> DownloadStep? in
+                guard running.entriesWhenTerminated == nil, let step = running.step else { return nil }
+                running.entriesWhenTerminated = place.entries()
+                return step
+            }
+            step?.terminate(grace: 5)
+        }
         let step = DownloadStep.start(url: server.url("/slow"), destination: place.path + "/slow", sha256: nil, maxBytes: nil,
                                       timeout: nil, reporter: probe.reporter, loop: loop,
                                       limits: .init(progressInterval: .zero))
-        try await probe.waitForBytes()
-        #expect(place.entries().count == 1)   // the temporary file, while receiving
-
-        step.terminate(grace: 5)
+        running.withLock { $0.step = step }
 
         #expect(try await probe.result() == .failed(exitCode: nil, reason: "cancelled while downloading '\(server.url("/slow"))'"))
+        // While receiving, the only file was the hidden temporary one beside the destination.
+        let during = try #require(running.withLock { $0.entriesWhenTerminated })
+        #expect(during.count == 1 && during[0].hasPrefix(".slow.part-"))
         #expect(place.entries() == [])
     }
 
@@ -266,7 +277,7 @@ import Execution
 // MARK: - Helpers
 
 /// A fresh temporary folder to download into.
-private struct Place {
+private struct Place: Sendable {
     let path: String
 
     init() throws {
@@ -317,11 +328,21 @@ private final class Probe: Sendable {
     }
 
     private let state = Locked(State())
+    private let onProgress: @Sendable (Report) -> Void
+
+    /// - Parameter onProgress: called with each report, on the thread that reports it.
+    init(onProgress: @escaping @Sendable (Report) -> Void = { _ in }) {
+        self.onProgress = onProgress
+    }
 
     var reporter: TaskReporter {
         TaskReporter(
             output: { _ in },
-            progress: { [self] bytes, total in state.withLock { $0.progress.append(Report(bytes: bytes, total: total)) } },
+            progress: { [self] bytes, total in
+                let report = Report(bytes: bytes, total: total)
+                state.withLock { $0.progress.append(report) }
+                onProgress(report)
+            },
             finished: { [self] result in
                 state.withLock { state in
                     state.finishCount += 1
@@ -342,11 +363,6 @@ private final class Probe: Sendable {
         try await Task.sleep(for: .milliseconds(20))
         #expect(state.withLock { $0.finishCount } == count && count == 1, "finished must be called exactly once")
         return try #require(result)
-    }
-
-    /// Waits until some body bytes have been reported.
-    func waitForBytes() async throws {
-        try await waitUntil("some bytes to arrive") { $0.progress.contains { $0.bytes > 0 } }
     }
 
     private func waitUntil(_ what: String, _ condition: (State) -> Bool) async throws {
