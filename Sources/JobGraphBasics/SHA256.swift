@@ -83,8 +83,8 @@ public struct SHA256: Sendable {
 
     /// One 64-byte block.
     private mutating func compress(_ block: UnsafeRawPointer) {
-        var w = [UInt32](repeating: 0, count: 64)
-        w.withUnsafeMutableBufferPointer { w in
+        // The message schedule lives on the stack: an array per 64-byte block cost more than the hashing.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             for i in 0..<16 {
                 let b = block + i * 4
                 w[i] = UInt32(b.load(as: UInt8.self)) << 24 | UInt32(b.load(fromByteOffset: 1, as: UInt8.self)) << 16

@@ -270,14 +270,32 @@ extension YAMLNode {
                     merged.append(node)
                     return
                 }
-                if let first = keyLocations[scalar.text] {
+                if let first = location(ofKey: scalar.text) {
                     diagnostics.error(
                         "duplicate key '\(scalar.text)' (first at line \(first.line), column \(first.column))", at: key.location)
                     return
                 }
-                keyLocations[scalar.text] = key.location
+                remember(scalar.text, at: key.location)
             }
             entries.append(YAMLMappingEntry(key: key, value: node))
+        }
+
+        /// Most mappings have a handful of keys: a scan of them beats hashing every key; a dictionary
+        /// takes over past `scanLimit` so a huge mapping (100,000 tasks) stays linear.
+        private static let scanLimit = 16
+
+        private func location(ofKey text: String) -> SourceLocation? {
+            if entries.count > Self.scanLimit || !keyLocations.isEmpty { return keyLocations[text] }
+            return entries.first { $0.keyText == text }?.key.location
+        }
+
+        /// Notes a key about to be added; from `scanLimit` keys on, in the dictionary.
+        private func remember(_ text: String, at location: SourceLocation) {
+            guard entries.count >= Self.scanLimit else { return }
+            if keyLocations.isEmpty {
+                for entry in entries { if let key = entry.keyText { keyLocations[key] = entry.key.location } }
+            }
+            keyLocations[text] = location
         }
 
         func build() -> YAMLNode {
@@ -287,8 +305,8 @@ extension YAMLNode {
                 let mappings = source.sequence ?? [source]
                 for mapping in mappings {
                     for entry in mapping.mapping ?? [] {
-                        guard let text = entry.keyText, keyLocations[text] == nil else { continue }
-                        keyLocations[text] = entry.key.location
+                        guard let text = entry.keyText, location(ofKey: text) == nil else { continue }
+                        remember(text, at: entry.key.location)
                         entries.append(entry)
                     }
                 }

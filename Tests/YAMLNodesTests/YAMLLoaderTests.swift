@@ -70,6 +70,15 @@ private func value(_ node: YAMLNode?, _ key: String) -> YAMLNode? {
         #expect(errors == ["t.yaml:3:3: duplicate key 'a' (first at line 2, column 3)"])
     }
 
+    @Test(arguments: [3, 16, 17, 40])
+    func duplicateKeysAreFoundInMappingsOfAnySize(keyCount: Int) {
+        let keys = (0..<keyCount).map { "k\($0): \($0)" }.joined(separator: "\n")
+        let (root, errors) = load(keys + "\nk1: again\n")
+        #expect(root == nil)
+        #expect(errors == ["t.yaml:\(keyCount + 1):1: duplicate key 'k1' (first at line 2, column 1)"])
+        #expect(load(keys + "\n").1.isEmpty)
+    }
+
     @Test func aSecondDocumentIsAnError() {
         let (_, errors) = load("a: 1\n---\nb: 2\n")
         #expect(errors == ["t.yaml:2:1: the file holds more than one YAML document; put everything in the first"])
