@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "YAMLNodesTests", dependencies: ["YAMLNodes", "JobGraphTestSupport"]),
         .testTarget(name: "PipelineModelTests", dependencies: ["PipelineModel", "Reporters", "JobGraphTestSupport"]),
         .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph", "Reporters", "JobGraphTestSupport"]),
-        .testTarget(name: "ExecutionTests", dependencies: ["Execution", "Steps", "JobGraphSystem", "JobGraphTestSupport"]),
+        .testTarget(name: "ExecutionTests", dependencies: ["Execution", "Steps", "StateStore", "JobGraphSystem", "JobGraphTestSupport"]),
         .testTarget(name: "StepsTests", dependencies: ["Steps", "Execution", "JobGraphSystem", "JobGraphTestSupport"]),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "JobGraphTestSupport"]),
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "Execution", "JobGraphTestSupport"]),

@@ -6,6 +6,7 @@ cost of scheduling and starting a process, not the work. The tools run from a fo
 empty `out/`, which the caller makes.
 
     generate.py --shape layered --size 1000 --out DIR [--seed 42] [--forms jobgraph,ninja,make,task,graph]
+                [--declare-files]
     generate.py --billion-laughs --out DIR          # DIR/jobgraph/pipeline.yaml: 10 levels of 10 aliases
 
 Shapes (the same seed always gives the same graph):
@@ -74,14 +75,19 @@ def write(path, lines):
         file.write("\n")
 
 
-def jobgraph_lines(ids, needs, title):
+def jobgraph_lines(ids, needs, title, declare_files=False):
+    """With `declare_files`, each task declares `outputs: [out/ID]` and its needs' outputs as `inputs`,
+    as ninja's and make's forms do, so a second run finds everything up to date."""
     lines = ["version: 1", f"name: {title}", "tasks:"]
     for task_id, task_needs in zip(ids, needs):
+        keys = [f"run: touch out/{task_id}"]
         if task_needs:
-            listed = ", ".join(ids[n] for n in task_needs)
-            lines.append(f"  {task_id}: {{run: touch out/{task_id}, needs: [{listed}]}}")
-        else:
-            lines.append(f"  {task_id}: {{run: touch out/{task_id}}}")
+            keys.append("needs: [" + ", ".join(ids[n] for n in task_needs) + "]")
+        if declare_files:
+            if task_needs:
+                keys.append("inputs: [" + ", ".join(f"out/{ids[n]}" for n in task_needs) + "]")
+            keys.append(f"outputs: [out/{task_id}]")
+        lines.append(f"  {task_id}: {{{', '.join(keys)}}}")
     return lines
 
 
@@ -134,6 +140,8 @@ def main(argv):
     parser.add_argument("--out", required=True)
     parser.add_argument("--forms", default=",".join(FORMS), help="comma-separated subset of " + ",".join(FORMS))
     parser.add_argument("--billion-laughs", action="store_true")
+    parser.add_argument("--declare-files", action="store_true",
+                        help="jobgraph tasks declare inputs and outputs, so a second run is a no-op")
     args = parser.parse_args(argv)
 
     if args.billion_laughs:
@@ -150,7 +158,7 @@ def main(argv):
     needs = needs_for(args.shape, args.size, args.seed)
     title = f"bench-{args.shape}-{args.size}"
     if "jobgraph" in forms:
-        write(os.path.join(args.out, "jobgraph", "pipeline.yaml"), jobgraph_lines(ids, needs, title))
+        write(os.path.join(args.out, "jobgraph", "pipeline.yaml"), jobgraph_lines(ids, needs, title, args.declare_files))
     if "ninja" in forms:
         write(os.path.join(args.out, "ninja", "build.ninja"), ninja_lines(ids, needs))
     if "make" in forms:

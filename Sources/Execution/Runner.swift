@@ -263,13 +263,10 @@ public final class Runner: Sendable {
             let rest = Array(transitions.dropFirst())
             emit(rest, in: &book)
             var step = nextStep(after: rest, ended: index, in: &book)
-            step.record = HistoryEntry(task: book.tasks[index].id, state: own.to, attempts: own.to == .upToDate ? 0 : book.attempts[index],
-                                       duration: own.to == .upToDate ? nil : duration, exitCode: exitCode, answer: book.answers[index])
+            step.records.insert(HistoryEntry(task: book.tasks[index].id, state: own.to, attempts: own.to == .upToDate ? 0 : book.attempts[index],
+                                             duration: own.to == .upToDate ? nil : duration, exitCode: exitCode, answer: book.answers[index]),
+                                at: 0)
             return step
-        }
-        if let record = step.record {
-            history?.ended(record.task, state: record.state, attempts: record.attempts, duration: record.duration,
-                           exitCode: record.exitCode, answer: record.answer)
         }
         perform(step)
     }
@@ -497,13 +494,21 @@ public final class Runner: Sendable {
         var operations: [Int: TaskOperation] = [:]
         var stopServices: [any TaskExecution] = []
         var waiter: CheckedContinuation<Void, Never>?
-        var record: HistoryEntry?
+        /// Tasks that ended, for the history: every one must be recorded, including those that never
+        /// ran (skipped, cancelled), or the history would count them as unfinished.
+        var records: [HistoryEntry] = []
     }
 
     /// - Parameter ended: a task that has just ended by running, whose operation finishes too.
     private func nextStep(after transitions: [Plan.Transition], ended: Int? = nil, in book: inout RunBook) -> Step {
         var step = Step()
         step.finishedWithoutRunning = transitions.filter { $0.to.isTerminal }.map(\.task) + (ended.map { [$0] } ?? [])
+        if history != nil {
+            step.records = transitions.filter { $0.to.isTerminal }.map { transition in
+                HistoryEntry(task: book.tasks[transition.task].id, state: transition.to, attempts: book.attempts[transition.task],
+                             duration: nil, exitCode: nil, answer: nil)
+            }
+        }
         if !book.isSuspended {
             let taken = book.plan.take()
             emit(taken.transitions, in: &book)
@@ -531,6 +536,10 @@ public final class Runner: Sendable {
     }
 
     private func perform(_ step: Step) {
+        for record in step.records {
+            history?.ended(record.task, state: record.state, attempts: record.attempts, duration: record.duration,
+                           exitCode: record.exitCode, answer: record.answer)
+        }
         for index in step.finishedWithoutRunning {
             guard let operation = step.operations[index], !operation.isFinished else { continue }
             if !operation.isExecuting { operation.cancel() }

@@ -1,0 +1,196 @@
+import Execution
+import Foundation
+import JobGraphBasics
+import JobGraphSystem
+import JobGraphTestSupport
+import PipelineModel
+import StateStore
+import Steps
+import TaskGraph
+import Testing
+
+/// The Runner with a real `StateStore` behind `RunRecorder` and real processes: what each run leaves in
+/// `.jobgraph/state.db`, and how the next run reads it (contract: `inputs`, `outputs`, `--force`, history).
+@Suite(.timeLimit(.minutes(1)))
+struct HistoryRunTests {
+    @Test func everyTaskOfARunIsRecordedWithItsStateAttemptsDurationAndExitCode() async throws {
+        let project = try Project("""
+            version: 1
+            tasks:
+              ok: {run: "sleep 0.2"}
+              flaky: {run: "if [ -e flaked ]; then exit 0; fi; touch flaked; exit 5", retries: 1, retry_delay: 0s}
+              unmet: {run: "true", conditions: [{file_exists: nowhere.txt}]}
+              broken: {needs: [ok, flaky], run: "exit 3"}
+              after: {needs: [broken], run: "true"}
+            """)
+        defer { project.remove() }
+        let run = try await project.run()
+        #expect(run.problems.isEmpty)
+        let records = Dictionary(uniqueKeysWithValues: try project.store.tasks(of: run.id).map { ($0.task.rawValue, $0) })
+        #expect(records.mapValues(\.state) == ["ok": .succeeded, "flaky": .succeeded, "unmet": .skipped, "broken": .failed,
+                                               "after": .skipped])
+        #expect(records["flaky"]?.attempts == 2)
+        #expect(records["ok"]?.attempts == 1)
+        #expect(records["ok"]?.exitCode == 0)
+        #expect(records["ok"]?.duration.map { $0 >= 0.2 && $0 < 5 } == true)
+        #expect(records["broken"]?.exitCode == 3)
+        #expect(records["after"]?.attempts == 0)
+
+        let recorded = try #require(try project.store.recentRuns(pipelineFile: "pipeline.yaml").first)
+        #expect(recorded.outcome == .failed)
+        #expect(recorded.tasks == TaskStateCounts(succeeded: 2, failed: 1, skipped: 2))
+        #expect(recorded.duration.map { $0 >= 0.2 } == true)
+    }
+
+    @Test func tasksAFailureKeepsFromStartingAreRecordedAsCancelledNotLeftUnfinished() async throws {
+        let project = try Project("""
+            version: 1
+            tasks:
+              fail: {run: "exit 1", priority: high}
+              never: {run: "true"}
+              after: {needs: [fail], run: "true"}
+            """)
+        defer { project.remove() }
+        let run = try await project.run(jobs: 1)
+        #expect(run.summary.counts[.cancelled] == 1)
+        let states = Dictionary(uniqueKeysWithValues: try project.store.tasks(of: run.id).map { ($0.task.rawValue, $0.state) })
+        #expect(states == ["fail": .failed, "never": .cancelled, "after": .skipped])
+        let recorded = try #require(try project.store.recentRuns().first)
+        #expect(recorded.tasks.unfinished == 0)
+        #expect(recorded.tasks == TaskStateCounts(failed: 1, skipped: 1, cancelled: 1))
+    }
+
+    @Test func aSecondRunIsUpToDateAndRecordsNoAttempts() async throws {
+        let project = try Project("""
+            version: 1
+            tasks:
+              make: {run: "echo made > made.txt", inputs: [source.txt], outputs: [made.txt]}
+              use: {needs: [make], run: "cat made.txt > used.txt", inputs: [made.txt], outputs: [used.txt]}
+            """)
+        defer { project.remove() }
+        try project.directory.write("source", to: "source.txt")
+        let first = try await project.run()
+        #expect(first.observer.finalState(of: "make") == .succeeded)
+        let second = try await project.run()
+        #expect(second.observer.finalState(of: "make") == .upToDate)
+        #expect(second.observer.finalState(of: "use") == .upToDate)
+        #expect(second.summary.counts[.upToDate] == 2)
+        let records = try project.store.tasks(of: second.id)
+        #expect(records.map(\.state) == [.upToDate, .upToDate])
+        #expect(records.map(\.attempts) == [0, 0])
+        #expect(records.allSatisfy { $0.duration == nil })
+        // An up-to-date run adds no duration samples: the median stays that of real executions.
+        #expect(try project.store.medianDurations().count == 2)
+    }
+
+    @Test func forceRunsEverythingAndStillRecordsWhatTheNextCheckCompares() async throws {
+        let project = try Project("""
+            version: 1
+            tasks:
+              make: {run: "echo made >> made.txt", outputs: [made.txt]}
+            """)
+        defer { project.remove() }
+        _ = try await project.run()
+        let forced = try await project.run(force: true)
+        #expect(forced.observer.finalState(of: "make") == .succeeded)
+        #expect(project.directory.read("made.txt") == "made\nmade\n")
+        let plain = try await project.run()
+        #expect(plain.observer.finalState(of: "make") == .upToDate)
+    }
+
+    @Test func anInterruptedTaskIsRecordedCancelledAndRunsAgainDespiteItsHalfWrittenOutput() async throws {
+        let project = try Project("""
+            version: 1
+            tasks:
+              quick: {run: "echo q > q.txt", outputs: [q.txt]}
+              long: {needs: [quick], run: "echo partial > long.txt; sleep $(cat delay.txt); echo done > long.txt", outputs: [long.txt]}
+            """)
+        defer { project.remove() }
+        try project.directory.write("30.25", to: "delay.txt")
+        let interrupted = try await project.run { event, runner in
+            if case .transition(let transition) = event, transition.task == "long", transition.to == .executing {
+                // The output appears as soon as the task's shell has started.
+                _ = await eventually { project.directory.exists("long.txt") }
+                runner.control(.interrupt)
+            }
+        }
+        #expect(interrupted.summary.stop == .interrupt)
+        let states = Dictionary(uniqueKeysWithValues: try project.store.tasks(of: interrupted.id).map { ($0.task.rawValue, $0.state) })
+        #expect(states == ["quick": .succeeded, "long": .cancelled])
+        #expect(try project.store.recentRuns().first?.outcome == .interrupted)
+
+        try project.directory.write("0", to: "delay.txt")
+        let rerun = try await project.run()
+        #expect(rerun.observer.finalState(of: "quick") == .upToDate)
+        #expect(rerun.observer.finalState(of: "long") == .succeeded)
+        #expect(project.directory.read("long.txt") == "done\n")
+    }
+
+    @Test func measuredMediansFollowTheRealDurations() async throws {
+        let project = try Project("""
+            version: 1
+            tasks:
+              slow: {run: "sleep 0.3"}
+              fast: {run: "true"}
+            """)
+        defer { project.remove() }
+        for _ in 0..<3 { _ = try await project.run() }
+        let medians = try project.store.medianDurations(pipelineFile: "pipeline.yaml")
+        let slow = try #require(medians["slow"])
+        let fast = try #require(medians["fast"])
+        #expect(slow >= 0.3 && slow < 3)
+        #expect(fast < slow)
+    }
+}
+
+/// A scratch folder with `pipeline.yaml` and its state store, run again and again through the Runner.
+private struct Project {
+    let directory: ScratchDirectory
+    let graph: TaskGraph
+    let store: StateStore
+
+    init(_ yaml: String) throws {
+        directory = try ScratchDirectory("jobgraph-history-run")
+        try directory.write(yaml, to: "pipeline.yaml")
+        var diagnostics = Diagnostics()
+        let checked = PipelineCheck.graph(yaml: yaml, file: directory.file("pipeline.yaml"), diagnostics: &diagnostics)
+        #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
+        graph = try #require(checked)
+        store = try StateStore.open(directory: directory.path)
+    }
+
+    struct Run {
+        var id: RunID
+        var summary: RunSummary
+        var observer: RecordingObserver
+        var problems: [String]
+    }
+
+    /// One run through a new Runner and RunRecorder, as `jobgraph run` does, holding the run lock.
+    func run(jobs: Int = 2, force: Bool = false, react: (RunEvent, Runner) async -> Void = { _, _ in }) async throws -> Run {
+        let lock = try store.acquireRunLock()
+        defer { lock.release() }
+        var configuration = RunConfiguration(
+            jobs: jobs, pipelineDirectory: directory.path, stateDirectory: directory.file(".jobgraph"),
+            environment: ["PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"], terminationGrace: 2, processorCount: 2)
+        configuration.force = force
+        let recorder = try RunRecorder(store: store, pipelineFile: graph.pipeline.file, pipelineDirectory: directory.path,
+                                       taskCount: graph.nodes.count, startTime: Date())
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let runner = Runner(graph: graph, configuration: configuration,
+                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory), history: recorder)
+        let observer = RecordingObserver()
+        async let summary = runner.run()
+        for await event in runner.events {
+            observer.observe(event)
+            await react(event, runner)
+        }
+        let result = await summary
+        let problems = recorder.finish(result, endTime: Date())
+        let id = try #require(try store.recentRuns().first?.id)
+        return Run(id: id, summary: result, observer: observer, problems: problems)
+    }
+
+    func remove() { directory.remove() }
+}
