@@ -14,9 +14,12 @@ public struct RunConfiguration: Sendable {
     public var terminationGrace: Double
     /// How many processors a queue without `max_concurrent` may use.
     public var processorCount: Int
+    /// Seconds a `reachable:` condition keeps trying to connect before it counts as unmet (contract:
+    /// "retried briefly").
+    public var reachablePatience: Double
 
     public init(jobs: Int, keepGoing: Bool = false, pipelineDirectory: String, stateDirectory: String,
-                environment: [String: String], terminationGrace: Double = 5, processorCount: Int) {
+                environment: [String: String], terminationGrace: Double = 5, processorCount: Int, reachablePatience: Double = 1) {
         self.jobs = jobs
         self.keepGoing = keepGoing
         self.pipelineDirectory = pipelineDirectory
@@ -24,6 +27,7 @@ public struct RunConfiguration: Sendable {
         self.environment = environment
         self.terminationGrace = terminationGrace
         self.processorCount = processorCount
+        self.reachablePatience = reachablePatience
     }
 
     public var logDirectory: String { stateDirectory + "/logs" }

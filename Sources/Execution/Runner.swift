@@ -304,7 +304,7 @@ public final class Runner: Sendable {
                 workingDirectory: try resolver.workingDirectory(for: task), environment: try resolver.environment(for: task),
                 runCommand: { [weak self] command in await self?.runCommand(command, for: task) ?? false })
             for condition in task.spec.conditions {
-                let check = try condition.check(in: resolver.context(for: task))
+                let check = try condition.check(in: resolver.context(for: task), patience: configuration.reachablePatience)
                 if await !check.isMet(in: context) {
                     met = false
                     unmet = check.summary

@@ -45,9 +45,10 @@ struct WorkResolver: Sendable {
     /// A shell command run on behalf of a task (a hook, a condition), in its folder and environment,
     /// writing to its log after what is already there.
     func commandWork(_ command: String, for task: RunTask, logName: String? = nil) throws(TemplateError) -> TaskWork {
-        TaskWork(id: task.id, attempt: 2, work: .shell(commands: [command], concurrently: false),
+        TaskWork(id: task.id, attempt: 1, work: .shell(commands: [command], concurrently: false),
                  workingDirectory: try workingDirectory(for: task), environment: try environment(for: task),
-                 niceness: task.qos?.niceness ?? 0, timeout: task.spec.timeout, logPath: logPath(for: TaskID(logName ?? task.id.rawValue)))
+                 niceness: task.qos?.niceness ?? 0, timeout: task.spec.timeout,
+                 logPath: logPath(for: TaskID(logName ?? task.id.rawValue)), appendsToLog: true)
     }
 
     func work(for task: RunTask, attempt: Int) throws(TemplateError) -> TaskWork {
