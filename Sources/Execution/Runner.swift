@@ -301,7 +301,7 @@ public final class Runner: Sendable {
         do {
             let resolver = try resolver.get()
             let context = ConditionContext(
-                workingDirectory: try resolver.workingDirectory(for: task), environment: try resolver.environment(for: task),
+                workingDirectory: try resolver.fanOutDirectory(for: task), environment: try resolver.environment(for: task),
                 runCommand: { [weak self] command in await self?.runCommand(command, for: task) ?? false })
             for condition in task.spec.conditions {
                 let check = try condition.check(in: resolver.context(for: task), patience: configuration.reachablePatience)
@@ -337,7 +337,7 @@ public final class Runner: Sendable {
             let resolver = try resolver.get()
             guard case .file(let source)? = task.spec.foreach else { throw FanOutItems.ReadError(description: "not a fan-out") }
             let shown = try source.rendered(in: resolver.context(for: task), as: .confinedPath)
-            let directory = try resolver.workingDirectory(for: task)
+            let directory = try resolver.fanOutDirectory(for: task)
             items = try FanOutItems.read(shown.hasPrefix("/") ? shown : directory + "/" + shown, shownAs: shown)
         } catch {
             failure = "\(error)"

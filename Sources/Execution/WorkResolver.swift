@@ -42,6 +42,13 @@ struct WorkResolver: Sendable {
         } ?? configuration.pipelineDirectory
     }
 
+    /// Where a dynamic fan-out reads its list and checks its conditions, before any item exists: its
+    /// folder, or the pipeline's when its `cwd` names `{{ item }}`, which only an item can fill.
+    func fanOutDirectory(for task: RunTask) throws(TemplateError) -> String {
+        if task.item == nil, task.spec.cwd?.variableNames.contains("item") == true { return configuration.pipelineDirectory }
+        return try workingDirectory(for: task)
+    }
+
     /// A shell command run on behalf of a task (a hook, a condition), in its folder and environment,
     /// writing to its log after what is already there.
     func commandWork(_ command: String, for task: RunTask, logName: String? = nil) throws(TemplateError) -> TaskWork {
@@ -56,6 +63,9 @@ struct WorkResolver: Sendable {
         let context = context(for: task)
         let environment = try environment(for: task)
         let directory = try workingDirectory(for: task)
+        // The run does not read `inputs` and `outputs` itself, but a value that would send them outside
+        // the pipeline's folder fails the task all the same (contract: "A value substituted into a path").
+        for pattern in spec.inputs + spec.outputs { _ = try pattern.rendered(in: context, as: .confinedPath) }
         let work: TaskWork.Work
         switch spec.action {
         case .run(let commands):
