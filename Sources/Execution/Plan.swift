@@ -259,6 +259,9 @@ public struct Plan: Sendable {
         return transitions
     }
 
+    /// How many tasks that need the service `index` have not ended yet.
+    public func remainingNeeders(of index: Int) -> Int { Int(serviceNeeders[index]) }
+
     /// Adds the items of an executing fan-out task; they need nothing more (the fan-out's own needs are
     /// done), and the fan-out ends once they all have. Returns the new tasks' indices with the transitions.
     public mutating func expand(_ group: Int, items: [Task]) -> (indices: Range<Int>, transitions: [Transition]) {

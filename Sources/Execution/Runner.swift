@@ -215,16 +215,26 @@ public final class Runner: Sendable {
             let outcome: Plan.Outcome
             var exitCode: Int32? = 0
             var error: String?
+            let needers = book.plan.remainingNeeders(of: index)
             switch result {
+            case .succeeded where book.tasks[index].spec.service != nil && needers > 0 && book.stop == nil
+                && !book.stoppedServices.contains(index):
+                // Contract: a service that dies early fails what still needs it, whatever its exit status.
+                outcome = .failed
+                let reason = "the service ended while \(needers) task\(needers == 1 ? "" : "s") still need\(needers == 1 ? "s" : "") it"
+                book.failures[index] = (0, reason)
+                error = reason
             case .succeeded:
                 outcome = .succeeded
             case .failed(let code, _) where book.stoppedServices.contains(index):
                 // A service stopped because nothing needs it any more ended as planned.
                 outcome = .succeeded
                 exitCode = code
-            case .failed(let code, let reason):
+            case .failed(let code, var reason):
                 let stoppedByUs = book.stop != nil && book.terminated.contains(index)
                 outcome = stoppedByUs ? .cancelled : .failed
+                // A service not ready in time was terminated by the runner: say why, not how its process ended.
+                if book.notReady.contains(index) { reason = Self.notReadyReason(book.tasks[index]) }
                 if !stoppedByUs { book.failures[index] = (code, reason) }
                 exitCode = code
                 error = reason
@@ -378,7 +388,7 @@ public final class Runner: Sendable {
     /// Waits until a service is ready, then lets its dependents go; not ready in time fails it.
     private func watchReadiness(of index: Int, task: RunTask, service: ServiceSpec, handle: any TaskExecution) {
         Task { [self] in
-            let timeout = service.timeout ?? 30
+            let timeout = service.timeout ?? Self.defaultServiceTimeout
             let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
             var ready = service.ready == nil
             if let condition = service.ready, let resolver = try? resolver.get(),
@@ -536,14 +546,23 @@ public final class Runner: Sendable {
             guard let failure = book.failures[index] else { return nil }
             let task = book.tasks[index]
             let logPath = resolver?.logPath(for: task.id) ?? ""
-            let reason = book.notReady.contains(index) ? "not ready within \(Int(task.spec.service?.timeout ?? 30))s" : failure.reason
-            return RunSummary.FailedTask(id: task.id, exitCode: failure.exitCode, reason: reason,
+            return RunSummary.FailedTask(id: task.id, exitCode: failure.exitCode, reason: failure.reason,
                                          allowed: task.spec.allowFailure, logPath: logPath,
                                          lastLines: LogTail.lastLines(of: logPath, count: 10))
         }
         failures += book.hookFailures
         return RunSummary(counts: counts, wallTime: elapsed(), criticalPath: criticalPathTaken(book), failures: failures, stop: book.stop)
     }
+
+    /// `not ready within 10s`, for a service whose `ready` condition did not hold in time.
+    private static func notReadyReason(_ task: RunTask) -> String {
+        let timeout = task.spec.service?.timeout ?? Self.defaultServiceTimeout
+        let shown = timeout == timeout.rounded() ? "\(Int(timeout))s" : "\(timeout)s"
+        return "not ready within \(shown)"
+    }
+
+    /// Seconds a service may take to become ready when its `timeout` is not given.
+    static let defaultServiceTimeout: Double = 30
 
     /// Walks back from the task that ended last through, at each step, the need that ended last.
     private func criticalPathTaken(_ book: RunBook) -> [TaskID] {
