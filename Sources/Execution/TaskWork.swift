@@ -28,9 +28,12 @@ public struct TaskWork: Sendable {
     /// A command run on the task's behalf (a condition, a hook): its output goes after what the log
     /// holds, under no attempt header.
     public var appendsToLog: Bool
+    /// Most of a concurrent `shell` work's processes running at once: the `--jobs` slots the task holds
+    /// (contract: "each process counted against `--jobs`"); `nil` runs them all at once.
+    public var processLimit: Int?
 
     public init(id: TaskID, attempt: Int, work: Work, workingDirectory: String, environment: [String: String],
-                niceness: Int32, timeout: Double?, logPath: String, appendsToLog: Bool = false) {
+                niceness: Int32, timeout: Double?, logPath: String, appendsToLog: Bool = false, processLimit: Int? = nil) {
         self.id = id
         self.attempt = attempt
         self.work = work
@@ -40,6 +43,7 @@ public struct TaskWork: Sendable {
         self.timeout = timeout
         self.logPath = logPath
         self.appendsToLog = appendsToLog
+        self.processLimit = processLimit
     }
 }
 

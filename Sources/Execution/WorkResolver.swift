@@ -67,11 +67,14 @@ struct WorkResolver: Sendable {
         // the pipeline's folder fails the task all the same (contract: "A value substituted into a path").
         for pattern in spec.inputs + spec.outputs { _ = try pattern.rendered(in: context, as: .confinedPath) }
         let work: TaskWork.Work
+        var processLimit: Int?
         switch spec.action {
         case .run(let commands):
             work = .shell(commands: try commands.map { command throws(TemplateError) in try command.rendered(in: context, as: .shellQuoted) }, concurrently: false)
         case .parallel(let commands):
             work = .shell(commands: try commands.map { command throws(TemplateError) in try command.rendered(in: context, as: .shellQuoted) }, concurrently: true)
+            // The Plan gave the task this many `--jobs` slots (its weight); more processes would exceed them.
+            processLimit = max(1, min(commands.count, configuration.jobs))
         case .download(let download):
             work = .download(
                 url: try download.url.rendered(in: context),
@@ -85,7 +88,7 @@ struct WorkResolver: Sendable {
         }
         return TaskWork(
             id: task.id, attempt: attempt, work: work, workingDirectory: directory, environment: environment,
-            niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath(for: task.id))
+            niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath(for: task.id), processLimit: processLimit)
     }
 
     /// `.jobgraph/logs/<task>.log`, with characters that cannot be in a file name replaced.
