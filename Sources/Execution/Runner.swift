@@ -226,8 +226,9 @@ public final class Runner: Sendable {
                 error = reason
             case .succeeded:
                 outcome = .succeeded
-            case .failed(let code, _) where book.stoppedServices.contains(index):
-                // A service stopped because nothing needs it any more ended as planned.
+            case .failed(let code, _) where book.stoppedServices.contains(index) && !(book.stop != nil && book.terminated.contains(index)):
+                // A service stopped because nothing needs it any more ended as planned; one that was running
+                // when a signal stopped the run is cancelled like every other task, whichever stop came first.
                 outcome = .succeeded
                 exitCode = code
             case .failed(let code, var reason):
