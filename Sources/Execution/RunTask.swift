@@ -20,14 +20,14 @@ struct RunTask: Sendable {
         dependencies = graph.dependencies[node.index]
     }
 
-    /// An item of the dynamic fan-out `group`.
-    init(item: ItemValue, number: Int, of group: RunTask, groupIndex: Int) {
+    /// An item of the dynamic fan-out `group`; it waited for what the fan-out needed.
+    init(item: ItemValue, number: Int, of group: RunTask) {
         id = TaskID(group.spec.id.rawValue).item(String(number))
         spec = group.spec
         spec.foreach = nil
         self.item = item
         queue = group.queue
         qos = group.qos
-        dependencies = [groupIndex]
+        dependencies = group.dependencies
     }
 }

@@ -374,7 +374,7 @@ public final class Runner: Sendable {
             }
             let (added, transitions) = book.plan.expand(group, items: planItems)
             for (number, index) in added.enumerated() {
-                let runTask = RunTask(item: items[number], number: number, of: groupTask, groupIndex: group)
+                let runTask = RunTask(item: items[number], number: number, of: groupTask)
                 book.tasks.append(runTask)
                 let operation = Self.operation(index, for: runTask, begin: beginBox)
                 book.operations.append(operation)
@@ -517,6 +517,11 @@ public final class Runner: Sendable {
 
     private func emit(_ transitions: [Plan.Transition], in book: inout RunBook) {
         for transition in transitions {
+            // A fan-out runs no operation of its own: its times come from the Plan's transitions.
+            if book.plan.tasks[transition.task].isFanOut {
+                if transition.to == .executing { book.firstStarted[transition.task] = elapsed() }
+                if transition.to.isTerminal, book.ended[transition.task] == nil { book.ended[transition.task] = elapsed() }
+            }
             emit(transition.task, from: transition.from, to: transition.to, in: &book)
         }
     }
@@ -566,13 +571,18 @@ public final class Runner: Sendable {
     static let defaultServiceTimeout: Double = 30
 
     /// Walks back from the task that ended last through, at each step, the need that ended last.
+    /// A service ends when it is stopped, after what it served, so the walk starts at no service and
+    /// follows only needs that ended before the task started.
     private func criticalPathTaken(_ book: RunBook) -> [TaskID] {
         func endTime(_ index: Int) -> Double { book.ended[index] ?? -1 }
-        var current = book.ended.indices.filter { book.ended[$0] != nil }.max { endTime($0) < endTime($1) }
+        var current = book.ended.indices.filter { book.ended[$0] != nil && book.tasks[$0].spec.service == nil }
+            .max { endTime($0) < endTime($1) }
         var path: [TaskID] = []
         while let index = current {
             path.append(book.tasks[index].id)
-            current = book.tasks[index].dependencies.filter { book.ended[$0] != nil }.max { endTime($0) < endTime($1) }
+            let started = book.firstStarted[index] ?? .infinity
+            current = book.tasks[index].dependencies.filter { book.ended[$0].map { $0 <= started } ?? false }
+                .max { endTime($0) < endTime($1) }
         }
         return path.reversed()
     }

@@ -49,6 +49,7 @@ struct FanOutRunTests {
         #expect(run.moves(of: "work") == ["pending -> ready", "ready -> executing", "executing -> succeeded"])
         #expect(run.output(of: "album") == ["a", "f"])
         #expect(run.summary?.counts[.succeeded] == 9)
+        #expect(run.summary?.criticalPath == ["list", "work", "album"])
         #expect(run.brokenLifecycles.isEmpty, "\(run.brokenLifecycles)")
     }
 
