@@ -77,12 +77,13 @@ public struct ReachableCheck: ConditionCheck {
 
 extension Condition {
     /// The check for this condition, its templates rendered for one task.
-    func check(in context: TemplateContext) throws(TemplateError) -> any ConditionCheck {
+    /// - Parameter patience: seconds a `reachable` check keeps trying.
+    func check(in context: TemplateContext, patience: Double = 1) throws(TemplateError) -> any ConditionCheck {
         switch self {
         case .fileExists(let path): FileExistsCheck(path: try path.rendered(in: context, as: .confinedPath))
         case .environmentSet(let name): EnvironmentCheck(name: name)
         case .command(let command): CommandCheck(command: try command.rendered(in: context, as: .shellQuoted))
-        case .reachable(let host, let port): ReachableCheck(host: host, port: port)
+        case .reachable(let host, let port): ReachableCheck(host: host, port: port, patience: patience)
         }
     }
 }

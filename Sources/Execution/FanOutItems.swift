@@ -26,7 +26,7 @@ enum FanOutItems {
         } catch let error as ReadError {
             throw error
         } catch {
-            throw ReadError(description: "'\(name)' is not valid JSON: \(describe(error))")
+            throw ReadError(description: describe(error, in: data, file: name))
         }
         var items: [ItemValue] = []
         for (position, element) in array.enumerated() {
@@ -56,9 +56,17 @@ enum FanOutItems {
         }
     }
 
-    /// Foundation's JSON errors carry the position in their user info; keep the readable part.
-    private static func describe(_ error: Error) -> String {
+    /// Foundation's JSON errors carry the position in their user info as "around character N" (a 0-based
+    /// byte offset); a user looks for the line, 1-based.
+    private static func describe(_ error: Error, in data: Data, file name: String) -> String {
         let nsError = error as NSError
-        return (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? nsError.localizedDescription
+        var detail = (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? nsError.localizedDescription
+        if detail.hasSuffix(".") { detail.removeLast() }
+        if let first = detail.first { detail = first.lowercased() + detail.dropFirst() }
+        guard let marker = detail.range(of: "around character "),
+              let offset = Int(detail[marker.upperBound...].prefix(while: \.isNumber))
+        else { return "'\(name)' is not valid JSON: \(detail)" }
+        let line = data.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+        return "'\(name)', line \(line): not valid JSON (\(detail))"
     }
 }

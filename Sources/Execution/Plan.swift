@@ -212,16 +212,19 @@ public struct Plan: Sendable {
         var transitions: [Transition] = []
         let previous = states[index]
         guard !previous.isTerminal else { return transitions }
-        if previous == .executing && !tasks[index].isFanOut {
+        let heldSlots = previous == .executing && !tasks[index].isFanOut
+        if heldSlots {
             executingCount -= min(max(tasks[index].weight, 1), jobs)
             executingByQueue[tasks[index].queue] -= 1
-            release(categoriesOf: index, into: &transitions)
         }
         if tasks[index].isService && serviceReleased[index] {
             endReleasedService(index, as: outcome, into: &transitions)
         } else {
             finish(index, as: outcome, into: &transitions)
         }
+        // After `finish`: the task's own transition comes first (the Runner reports it with its exit code
+        // and duration), then what its end released.
+        if heldSlots { release(categoriesOf: index, into: &transitions) }
         if outcome == .failed, !tasks[index].allowsFailure, !keepGoing, !isStopping {
             isStopping = true
             cancelWaiting(into: &transitions)
@@ -234,12 +237,11 @@ public struct Plan: Sendable {
         var transitions: [Transition] = []
         guard states[index] == .waiting else { return transitions }
         conditionsChecked[index] = true
-        if !met {
-            finish(index, as: .skipped, into: &transitions)
-        } else if isStopping && tasks[index].when == .success {
-            finish(index, as: .cancelled, into: &transitions)
+        if met {
+            // The same road as a task without conditions: ready, or cancelled, or a fan-out reading its list.
+            settle(index, into: &transitions)
         } else {
-            makeReady(index, into: &transitions)
+            finish(index, as: .skipped, into: &transitions)
         }
         return transitions
     }
@@ -257,8 +259,12 @@ public struct Plan: Sendable {
         return transitions
     }
 
+    /// How many tasks that need the service `index` have not ended yet.
+    public func remainingNeeders(of index: Int) -> Int { Int(serviceNeeders[index]) }
+
     /// Adds the items of an executing fan-out task; they need nothing more (the fan-out's own needs are
-    /// done), and the fan-out ends once they all have. Returns the new tasks' indices with the transitions.
+    /// done), and the fan-out ends once they all have. An item with `hasConditions` checks its own (those
+    /// naming `{{ item }}`); the fan-out checked the rest before its list was read. Returns the new tasks' indices with the transitions.
     public mutating func expand(_ group: Int, items: [Task]) -> (indices: Range<Int>, transitions: [Transition]) {
         var transitions: [Transition] = []
         let first = tasks.count
@@ -315,16 +321,15 @@ public struct Plan: Sendable {
             finish(index, as: cancelled ? .cancelled : .skipped, into: &transitions)
         } else if isStopping && task.when == .success {
             finish(index, as: .cancelled, into: &transitions)
-        } else if task.isFanOut {
-            // A fan-out's conditions are its items' (they may name `{{ item }}`): each item checks them.
-            transitions.append(Transition(task: index, from: states[index], to: .ready))
-            transitions.append(Transition(task: index, from: .ready, to: .executing))
-            states[index] = .executing
-            requests.expand.append(index)
         } else if task.hasConditions && !conditionsChecked[index] {
             transitions.append(Transition(task: index, from: states[index], to: .waiting))
             states[index] = .waiting
             requests.checkConditions.append(index)
+        } else if task.isFanOut {
+            transitions.append(Transition(task: index, from: states[index], to: .ready))
+            transitions.append(Transition(task: index, from: .ready, to: .executing))
+            states[index] = .executing
+            requests.expand.append(index)
         } else {
             makeReady(index, into: &transitions)
         }
@@ -369,16 +374,23 @@ public struct Plan: Sendable {
     }
 
     /// A released service ended: it is terminal now; its dependents already went ahead, except that those
-    /// not started yet cannot work without it, so a service that dies early skips them.
+    /// not started yet cannot work without it, so a service that dies early counts as a failed need for
+    /// them (contract: "services"): skipped unless their `when` says otherwise, now or once their other
+    /// needs are done.
     private mutating func endReleasedService(_ index: Int, as outcome: Outcome, into transitions: inout [Transition]) {
         let state = Self.state(of: outcome)
         transitions.append(Transition(task: index, from: states[index], to: state))
         states[index] = state
         terminalCount += 1
         guard outcome == .failed else { return }
-        for dependent in dependents[index].map(Int.init) where states[dependent] == .ready || states[dependent] == .waiting {
-            removeFromReady(dependent)
-            finish(dependent, as: .skipped, into: &transitions)
+        for dependent in dependents[index].map(Int.init) {
+            let waiting = states[dependent] == .ready || states[dependent] == .waiting
+            guard waiting || states[dependent] == .pending else { continue }
+            note(.failed, allowedFailure: false, forDependent: dependent)
+            if waiting && tasks[dependent].when != .always {
+                removeFromReady(dependent)
+                finish(dependent, as: .skipped, into: &transitions)
+            }
         }
     }
 

@@ -36,7 +36,8 @@ extension Plan {
             if case .parallel(let commands) = spec.action { weight = max(1, commands.count) }
             return Plan.Task(id: node.id, queue: layout.queueOfTask[index], priority: spec.priority,
                              criticalPath: criticalPaths[index], when: spec.when, allowsFailure: spec.allowFailure,
-                             needs: graph.dependencies[index], hasConditions: !spec.conditions.isEmpty,
+                             needs: graph.dependencies[index],
+                             hasConditions: spec.conditions.contains { !node.isDynamicFanOut || !$0.usesItem },
                              categories: categories.indices(of: spec.exclusive), weight: weight,
                              isService: spec.service != nil, isFanOut: node.isDynamicFanOut)
         }
@@ -71,6 +72,17 @@ extension Plan {
         } while true
         _ = transitions
         return order
+    }
+}
+
+extension Condition {
+    /// Whether the condition names `{{ item }}`: in a dynamic fan-out, each item checks such a condition
+    /// itself; the fan-out checks the others once, before it reads its list.
+    public var usesItem: Bool {
+        switch self {
+        case .fileExists(let template), .command(let template): template.variableNames.contains("item")
+        case .environmentSet, .reachable: false
+        }
     }
 }
 

@@ -16,9 +16,12 @@ public struct RunConfiguration: Sendable {
     public var processorCount: Int
     /// Ignore up-to-date checks: run every task (`--force`).
     public var force: Bool = false
+    /// Seconds a `reachable:` condition keeps trying to connect before it counts as unmet (contract:
+    /// "retried briefly").
+    public var reachablePatience: Double
 
     public init(jobs: Int, keepGoing: Bool = false, pipelineDirectory: String, stateDirectory: String,
-                environment: [String: String], terminationGrace: Double = 5, processorCount: Int) {
+                environment: [String: String], terminationGrace: Double = 5, processorCount: Int, reachablePatience: Double = 1) {
         self.jobs = jobs
         self.keepGoing = keepGoing
         self.pipelineDirectory = pipelineDirectory
@@ -26,6 +29,7 @@ public struct RunConfiguration: Sendable {
         self.environment = environment
         self.terminationGrace = terminationGrace
         self.processorCount = processorCount
+        self.reachablePatience = reachablePatience
     }
 
     public var logDirectory: String { stateDirectory + "/logs" }

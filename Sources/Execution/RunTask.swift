@@ -10,6 +10,16 @@ struct RunTask: Sendable {
     var qos: QualityOfService?
     /// Indices of the tasks it needed (for the critical path taken).
     var dependencies: [Int]
+    /// An item a dynamic fan-out added at run time.
+    var isFanOutItem = false
+
+    /// The conditions this task checks itself: a dynamic fan-out checks those that do not name
+    /// `{{ item }}`, before reading its list; each of its items checks those that do.
+    var ownConditions: [Condition] {
+        if isFanOutItem { return spec.conditions.filter(\.usesItem) }
+        if case .file? = spec.foreach { return spec.conditions.filter { !$0.usesItem } }
+        return spec.conditions
+    }
 
     init(node: TaskNode, graph: TaskGraph, queue: Int) {
         id = node.id
@@ -20,14 +30,14 @@ struct RunTask: Sendable {
         dependencies = graph.dependencies[node.index]
     }
 
-    /// An item of the dynamic fan-out `group`.
-    init(item: ItemValue, number: Int, of group: RunTask, groupIndex: Int) {
+    /// An item of the dynamic fan-out `group`; it waited for what the fan-out needed.
+    init(item: ItemValue, number: Int, of group: RunTask) {
         id = TaskID(group.spec.id.rawValue).item(String(number))
         spec = group.spec
         spec.foreach = nil
         self.item = item
         queue = group.queue
         qos = group.qos
-        dependencies = [groupIndex]
+        dependencies = group.dependencies
     }
 }

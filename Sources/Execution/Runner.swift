@@ -238,19 +238,30 @@ public final class Runner: Sendable {
             let outcome: Plan.Outcome
             var exitCode: Int32? = 0
             var error: String?
+            let needers = book.plan.remainingNeeders(of: index)
             switch result {
             case _ where book.upToDate.contains(index):
                 outcome = .upToDate
                 exitCode = nil
+            case .succeeded where book.tasks[index].spec.service != nil && needers > 0 && book.stop == nil
+                && !book.stoppedServices.contains(index):
+                // Contract: a service that dies early fails what still needs it, whatever its exit status.
+                outcome = .failed
+                let reason = "the service ended while \(needers) task\(needers == 1 ? "" : "s") still need\(needers == 1 ? "s" : "") it"
+                book.failures[index] = (0, reason)
+                error = reason
             case .succeeded:
                 outcome = .succeeded
-            case .failed(let code, _) where book.stoppedServices.contains(index):
-                // A service stopped because nothing needs it any more ended as planned.
+            case .failed(let code, _) where book.stoppedServices.contains(index) && !(book.stop != nil && book.terminated.contains(index)):
+                // A service stopped because nothing needs it any more ended as planned; one that was running
+                // when a signal stopped the run is cancelled like every other task, whichever stop came first.
                 outcome = .succeeded
                 exitCode = code
-            case .failed(let code, let reason):
+            case .failed(let code, var reason):
                 let stoppedByUs = book.stop != nil && book.terminated.contains(index)
                 outcome = stoppedByUs ? .cancelled : .failed
+                // A service not ready in time was terminated by the runner: say why, not how its process ended.
+                if book.notReady.contains(index) { reason = Self.notReadyReason(book.tasks[index]) }
                 if !stoppedByUs { book.failures[index] = (code, reason) }
                 exitCode = code
                 error = reason
@@ -341,10 +352,10 @@ public final class Runner: Sendable {
         do {
             let resolver = try resolver.get()
             let context = ConditionContext(
-                workingDirectory: try resolver.workingDirectory(for: task), environment: try resolver.environment(for: task),
+                workingDirectory: try resolver.fanOutDirectory(for: task), environment: try resolver.environment(for: task),
                 runCommand: { [weak self] command in await self?.runCommand(command, for: task) ?? false })
-            for condition in task.spec.conditions {
-                let check = try condition.check(in: resolver.context(for: task))
+            for condition in task.ownConditions {
+                let check = try condition.check(in: resolver.context(for: task), patience: configuration.reachablePatience)
                 if await !check.isMet(in: context) {
                     met = false
                     unmet = check.summary
@@ -377,7 +388,7 @@ public final class Runner: Sendable {
             let resolver = try resolver.get()
             guard case .file(let source)? = task.spec.foreach else { throw FanOutItems.ReadError(description: "not a fan-out") }
             let shown = try source.rendered(in: resolver.context(for: task), as: .confinedPath)
-            let directory = try resolver.workingDirectory(for: task)
+            let directory = try resolver.fanOutDirectory(for: task)
             items = try FanOutItems.read(shown.hasPrefix("/") ? shown : directory + "/" + shown, shownAs: shown)
         } catch {
             failure = "\(error)"
@@ -399,11 +410,12 @@ public final class Runner: Sendable {
                 var item = book.plan.tasks[group]
                 item.id = groupTask.id.item(String(number))
                 item.isFanOut = false
+                item.hasConditions = groupTask.spec.conditions.contains(where: \.usesItem)
                 return item
             }
             let (added, transitions) = book.plan.expand(group, items: planItems)
             for (number, index) in added.enumerated() {
-                let runTask = RunTask(item: items[number], number: number, of: groupTask, groupIndex: group)
+                let runTask = RunTask(item: items[number], number: number, of: groupTask)
                 book.tasks.append(runTask)
                 let operation = Self.operation(index, for: runTask, begin: beginBox)
                 book.operations.append(operation)
@@ -418,7 +430,7 @@ public final class Runner: Sendable {
     /// Waits until a service is ready, then lets its dependents go; not ready in time fails it.
     private func watchReadiness(of index: Int, task: RunTask, service: ServiceSpec, handle: any TaskExecution) {
         Task { [self] in
-            let timeout = service.timeout ?? 30
+            let timeout = service.timeout ?? Self.defaultServiceTimeout
             let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
             var ready = service.ready == nil
             if let condition = service.ready, let resolver = try? resolver.get(),
@@ -559,6 +571,11 @@ public final class Runner: Sendable {
 
     private func emit(_ transitions: [Plan.Transition], in book: inout RunBook) {
         for transition in transitions {
+            // A fan-out runs no operation of its own: its times come from the Plan's transitions.
+            if book.plan.tasks[transition.task].isFanOut {
+                if transition.to == .executing { book.firstStarted[transition.task] = elapsed() }
+                if transition.to.isTerminal, book.ended[transition.task] == nil { book.ended[transition.task] = elapsed() }
+            }
             emit(transition.task, from: transition.from, to: transition.to, in: &book)
         }
     }
@@ -589,8 +606,7 @@ public final class Runner: Sendable {
             guard let failure = book.failures[index] else { return nil }
             let task = book.tasks[index]
             let logPath = resolver?.logPath(for: task.id) ?? ""
-            let reason = book.notReady.contains(index) ? "not ready within \(Int(task.spec.service?.timeout ?? 30))s" : failure.reason
-            return RunSummary.FailedTask(id: task.id, exitCode: failure.exitCode, reason: reason,
+            return RunSummary.FailedTask(id: task.id, exitCode: failure.exitCode, reason: failure.reason,
                                          allowed: task.spec.allowFailure, logPath: logPath,
                                          lastLines: LogTail.lastLines(of: logPath, count: 10))
         }
@@ -598,14 +614,29 @@ public final class Runner: Sendable {
         return RunSummary(counts: counts, wallTime: elapsed(), criticalPath: criticalPathTaken(book), failures: failures, stop: book.stop)
     }
 
+    /// `not ready within 10s`, for a service whose `ready` condition did not hold in time.
+    private static func notReadyReason(_ task: RunTask) -> String {
+        let timeout = task.spec.service?.timeout ?? Self.defaultServiceTimeout
+        let shown = timeout == timeout.rounded() ? "\(Int(timeout))s" : "\(timeout)s"
+        return "not ready within \(shown)"
+    }
+
+    /// Seconds a service may take to become ready when its `timeout` is not given.
+    static let defaultServiceTimeout: Double = 30
+
     /// Walks back from the task that ended last through, at each step, the need that ended last.
+    /// A service ends when it is stopped, after what it served, so the walk starts at no service and
+    /// follows only needs that ended before the task started.
     private func criticalPathTaken(_ book: RunBook) -> [TaskID] {
         func endTime(_ index: Int) -> Double { book.ended[index] ?? -1 }
-        var current = book.ended.indices.filter { book.ended[$0] != nil }.max { endTime($0) < endTime($1) }
+        var current = book.ended.indices.filter { book.ended[$0] != nil && book.tasks[$0].spec.service == nil }
+            .max { endTime($0) < endTime($1) }
         var path: [TaskID] = []
         while let index = current {
             path.append(book.tasks[index].id)
-            current = book.tasks[index].dependencies.filter { book.ended[$0] != nil }.max { endTime($0) < endTime($1) }
+            let started = book.firstStarted[index] ?? .infinity
+            current = book.tasks[index].dependencies.filter { book.ended[$0].map { $0 <= started } ?? false }
+                .max { endTime($0) < endTime($1) }
         }
         return path.reversed()
     }

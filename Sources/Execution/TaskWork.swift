@@ -25,9 +25,15 @@ public struct TaskWork: Sendable {
     public var timeout: Double?
     /// Where the task's output goes, as whole lines.
     public var logPath: String
+    /// A command run on the task's behalf (a condition, a hook): its output goes after what the log
+    /// holds, under no attempt header.
+    public var appendsToLog: Bool
+    /// Most of a concurrent `shell` work's processes running at once: the `--jobs` slots the task holds
+    /// (contract: "each process counted against `--jobs`"); `nil` runs them all at once.
+    public var processLimit: Int?
 
     public init(id: TaskID, attempt: Int, work: Work, workingDirectory: String, environment: [String: String],
-                niceness: Int32, timeout: Double?, logPath: String) {
+                niceness: Int32, timeout: Double?, logPath: String, appendsToLog: Bool = false, processLimit: Int? = nil) {
         self.id = id
         self.attempt = attempt
         self.work = work
@@ -36,6 +42,8 @@ public struct TaskWork: Sendable {
         self.niceness = niceness
         self.timeout = timeout
         self.logPath = logPath
+        self.appendsToLog = appendsToLog
+        self.processLimit = processLimit
     }
 }
 

@@ -42,12 +42,20 @@ struct WorkResolver: Sendable {
         } ?? configuration.pipelineDirectory
     }
 
+    /// Where a dynamic fan-out reads its list and checks its conditions, before any item exists: its
+    /// folder, or the pipeline's when its `cwd` names `{{ item }}`, which only an item can fill.
+    func fanOutDirectory(for task: RunTask) throws(TemplateError) -> String {
+        if task.item == nil, task.spec.cwd?.variableNames.contains("item") == true { return configuration.pipelineDirectory }
+        return try workingDirectory(for: task)
+    }
+
     /// A shell command run on behalf of a task (a hook, a condition), in its folder and environment,
     /// writing to its log after what is already there.
     func commandWork(_ command: String, for task: RunTask, logName: String? = nil) throws(TemplateError) -> TaskWork {
-        TaskWork(id: task.id, attempt: 2, work: .shell(commands: [command], concurrently: false),
+        TaskWork(id: task.id, attempt: 1, work: .shell(commands: [command], concurrently: false),
                  workingDirectory: try workingDirectory(for: task), environment: try environment(for: task),
-                 niceness: task.qos?.niceness ?? 0, timeout: task.spec.timeout, logPath: logPath(for: TaskID(logName ?? task.id.rawValue)))
+                 niceness: task.qos?.niceness ?? 0, timeout: task.spec.timeout,
+                 logPath: logPath(for: TaskID(logName ?? task.id.rawValue)), appendsToLog: true)
     }
 
     func work(for task: RunTask, attempt: Int) throws(TemplateError) -> TaskWork {
@@ -55,12 +63,18 @@ struct WorkResolver: Sendable {
         let context = context(for: task)
         let environment = try environment(for: task)
         let directory = try workingDirectory(for: task)
+        // The run does not read `inputs` and `outputs` itself, but a value that would send them outside
+        // the pipeline's folder fails the task all the same (contract: "A value substituted into a path").
+        for pattern in spec.inputs + spec.outputs { _ = try pattern.rendered(in: context, as: .confinedPath) }
         let work: TaskWork.Work
+        var processLimit: Int?
         switch spec.action {
         case .run(let commands):
             work = .shell(commands: try commands.map { command throws(TemplateError) in try command.rendered(in: context, as: .shellQuoted) }, concurrently: false)
         case .parallel(let commands):
             work = .shell(commands: try commands.map { command throws(TemplateError) in try command.rendered(in: context, as: .shellQuoted) }, concurrently: true)
+            // The Plan gave the task this many `--jobs` slots (its weight); more processes would exceed them.
+            processLimit = max(1, min(commands.count, configuration.jobs))
         case .download(let download):
             work = .download(
                 url: try download.url.rendered(in: context),
@@ -74,7 +88,7 @@ struct WorkResolver: Sendable {
         }
         return TaskWork(
             id: task.id, attempt: attempt, work: work, workingDirectory: directory, environment: environment,
-            niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath(for: task.id))
+            niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath(for: task.id), processLimit: processLimit)
     }
 
     /// The task's `inputs` and `outputs`, rendered (a value may not leave the pipeline's folder), plus

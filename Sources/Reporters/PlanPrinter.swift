@@ -19,7 +19,7 @@ public struct PlanPrinter: Sendable {
             let node = graph.nodes[index]
             let needs = graph.dependencies[index].map { graph.nodes[$0].id.rawValue }
             table.rows.append([
-                String(step + 1), node.id.rawValue, layout.names[layout.queueOfTask[index]], node.spec.priority.rawValue,
+                String(step + 1), node.displayName, layout.names[layout.queueOfTask[index]], node.spec.priority.rawValue,
                 (graph.qualityOfService(ofNode: index) ?? .default).rawValue, needs.isEmpty ? "-" : needs.joined(separator: ", "),
                 notes(for: node).joined(separator: "; "),
             ])
@@ -32,24 +32,26 @@ public struct PlanPrinter: Sendable {
     private func notes(for node: TaskNode) -> [String] {
         var notes: [String] = []
         let spec = node.spec
-        notes.append(spec.action.keyword == "run" ? describeRun(spec.action) : spec.action.keyword)
+        if let action = describeAction(spec.action) { notes.append(action) }
         if let item = node.item { notes.append("item '\(item.value)'") }
         if node.isDynamicFanOut, case .file(let source)? = spec.foreach {
             notes.append("fan-out from \(source) at run time")
         }
         if spec.when != .success { notes.append("when \(spec.when.rawValue)") }
-        if !spec.conditions.isEmpty { notes.append("if " + spec.conditions.map(\.summary).joined(separator: " and ")) }
-        if !spec.exclusive.isEmpty { notes.append("exclusive " + spec.exclusive.joined(separator: ", ")) }
-        if spec.service != nil { notes.append("service") }
+        notes += spec.gateNotes
         if spec.retries > 0 { notes.append("retries \(spec.retries)") }
         if let timeout = spec.timeout { notes.append("timeout \(formatSeconds(timeout))") }
         if spec.allowFailure { notes.append("failure allowed") }
         return notes
     }
 
-    private func describeRun(_ action: Action) -> String {
-        guard case .run(let commands) = action else { return action.keyword }
-        return commands.count == 1 ? "run" : "run \(commands.count) commands"
+    /// `run`, `run 3 commands`, `filter` …; `nil` for `parallel`, whose gate note counts its commands.
+    private func describeAction(_ action: Action) -> String? {
+        switch action {
+        case .run(let commands): commands.count == 1 ? "run" : "run \(commands.count) commands"
+        case .parallel: nil
+        case .download, .filter: action.keyword
+        }
     }
 }
 
@@ -62,14 +64,3 @@ func formatSeconds(_ seconds: Double) -> String {
     return "\(seconds)s"
 }
 
-extension Condition {
-    /// A short reading of the condition, for plans and lists.
-    public var summary: String {
-        switch self {
-        case .fileExists(let path): "file \(path) exists"
-        case .environmentSet(let name): "$\(name) set"
-        case .command(let command): "`\(command)` succeeds"
-        case .reachable(let host, let port): "\(host):\(port) reachable"
-        }
-    }
-}

@@ -9,18 +9,21 @@ public struct TaskListPrinter: Sendable {
         var table = TextTable(header: ["task", "description"])
         for task in pipeline.tasks {
             var id = task.id.rawValue
-            var description = task.description ?? ""
+            var notes: [String] = []
             switch task.foreach {
             case .items(let items)?:
                 id += "[*]"
                 let shown = items.prefix(5).map(\.value).joined(separator: ", ")
-                description += (description.isEmpty ? "" : " ") + "(\(plural(items.count, "item")): \(shown)\(items.count > 5 ? ", …" : ""))"
+                notes.append("\(plural(items.count, "item")): \(shown)\(items.count > 5 ? ", …" : "")")
             case .file(let source)?:
                 id += "[*]"
-                description += (description.isEmpty ? "" : " ") + "(items from \(source))"
+                notes.append("items from \(source) at run time")
             case nil:
                 break
             }
+            notes += task.gateNotes
+            var description = task.description ?? ""
+            if !notes.isEmpty { description += (description.isEmpty ? "" : " ") + "(" + notes.joined(separator: "; ") + ")" }
             table.rows.append([id, description])
         }
         let title = pipeline.name.map { "\($0) (\(pipeline.file))" } ?? pipeline.file

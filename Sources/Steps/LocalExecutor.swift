@@ -26,8 +26,7 @@ public final class LocalExecutor: TaskExecutor {
     public func start(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution {
         switch work.work {
         case .shell(let commands, let concurrently):
-            let log = try logDirectory.open(work.logPath, appending: work.attempt > 1)
-            if work.attempt > 1 { log.write(line: Array("--- attempt \(work.attempt) ---".utf8)) }
+            let log = try openLog(for: work)
             let step = ShellStep(work: work, commands: commands, concurrently: concurrently, log: log, reporter: reporter,
                                  loop: loop, spawner: spawner) { [self] in
                 ChildToken(rawValue: self.nextToken.wrappingAdd(1, ordering: .relaxed).oldValue)
@@ -38,12 +37,19 @@ public final class LocalExecutor: TaskExecutor {
             return DownloadStep.start(url: url, destination: destination, sha256: sha256, maxBytes: maxBytes,
                                       timeout: work.timeout, reporter: reporter, loop: loop)
         case .filter(let filter):
-            let log = try logDirectory.open(work.logPath, appending: work.attempt > 1)
-            if work.attempt > 1 { log.write(line: Array("--- attempt \(work.attempt) ---".utf8)) }
+            let log = try openLog(for: work)
             let step = FilterStep(work: work, filter: filter, log: log, reporter: reporter)
             step.begin()
             return step
         }
+    }
+
+    /// The task's log: truncated for a first attempt, appended to (under a header) for a retry, and
+    /// appended to as is for a command run on the task's behalf.
+    private func openLog(for work: TaskWork) throws -> TaskLog {
+        let log = try logDirectory.open(work.logPath, appending: work.attempt > 1 || work.appendsToLog)
+        if work.attempt > 1 && !work.appendsToLog { log.write(line: Array("--- attempt \(work.attempt) ---".utf8)) }
+        return log
     }
 }
 

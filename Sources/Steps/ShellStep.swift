@@ -5,11 +5,13 @@ import JobGraphSystem
 /// One attempt of a `run` or `parallel` task: its commands as child processes, each in its own
 /// process group, output to the task's log and to the run's events, whole lines only.
 ///
-/// `run`: one command after another, stopping at the first failure. `parallel`: all at once; the first
-/// failure terminates the others (contract: "Parallel groups").
+/// `run`: one command after another, stopping at the first failure. `parallel`: at once, at most
+/// `processLimit` at a time (its share of `--jobs`), the next starting as one succeeds; the first failure
+/// terminates the others and starts no more (contract: "Parallel groups").
 final class ShellStep: TaskExecution, @unchecked Sendable {
     // `@unchecked`: the mutable state lives in `state`, a `Locked` box; the rest is immutable.
     private struct State {
+        /// The first command not started yet.
         var next = 0
         var running: [UInt64: ProcessID] = [:]
         var failure: TaskResult?
@@ -50,11 +52,15 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         }
         if commands.isEmpty {
             finish(.succeeded)
-        } else if concurrently {
-            for index in commands.indices { spawn(index) }
-        } else {
-            spawn(0)
+            return
         }
+        // Claimed under the lock before spawning: a command that ends at once must not start the same one.
+        let limit = concurrently ? max(1, work.processLimit ?? commands.count) : 1
+        let first = state.withLock { state -> Range<Int> in
+            state.next = min(limit, commands.count)
+            return 0..<state.next
+        }
+        for index in first { spawn(index) }
     }
 
     private func spawn(_ index: Int) {
@@ -69,7 +75,6 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         let token = makeToken()
         let stopNow = state.withLock { state -> Bool in
             state.running[token.rawValue] = child.id
-            state.next = index + 1
             return state.isStopping
         }
         let handler = ChildCallbacks(
@@ -109,14 +114,18 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
                 state.isStopping = true
                 return (.stopOthers, group)
             }
+            if state.failure == nil, !state.isStopping, state.next < commands.count, concurrently || state.running.isEmpty {
+                // The next command of a list, or a parallel group's next one in the slot just freed.
+                state.next += 1
+                return (.spawn(state.next - 1), group)
+            }
             if !state.running.isEmpty { return (.wait, group) }
             if state.failure == nil, state.timedOut {
                 // A command that exits 0 on SIGTERM still ran out of time.
                 state.failure = .failed(exitCode: nil, reason: "timed out after \(formatted(work.timeout ?? 0))")
             }
-            if state.failure == nil, !concurrently, state.next < commands.count {
-                if !state.isStopping { return (.spawn(state.next), group) }
-                // Stopped between commands, or the stopped command exited 0: the list did not complete.
+            if state.failure == nil, state.next < commands.count {
+                // Stopped between commands, or the stopped command exited 0: the commands did not all run.
                 state.failure = .failed(exitCode: nil, reason: "stopped before `\(abbreviated(commands[state.next]))` ran")
             }
             return (.finish(state.failure ?? .succeeded), group)

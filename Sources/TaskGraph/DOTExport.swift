@@ -1,15 +1,18 @@
 extension TaskGraph {
     /// The graph in Graphviz DOT, for `jobgraph graph --format dot`.
     ///
-    /// One box per node, labelled with its id and, when it has one, its queue; a dynamic fan-out is
-    /// dashed and shown as `photo[*]`. Edges run from a needed task to the task that needs it, in the
+    /// One box per node, labelled with its id and, when it has them, its queue and its gates (parallel
+    /// group, conditions, exclusivity categories, service); a dynamic fan-out is dashed and shown as
+    /// `photo[*]`, a service is rounded. Edges run from a needed task to the task that needs it, in the
     /// direction work flows. Every id is quoted, so `make[a]` or an item with quotes stays one id.
     public var dotText: String {
         var lines = ["digraph \(Self.dotQuoted(pipeline.name ?? "pipeline")) {", "  rankdir=LR;", "  node [shape=box];"]
         for node in nodes {
             var label = node.displayName
             if let queue = node.specField(\.queue) { label += "\nqueue: \(queue.value)" }
-            let style = node.isDynamicFanOut ? ", style=dashed" : ""
+            for note in node.specField(\.gateNotes) { label += "\n" + note }
+            let styles = (node.isDynamicFanOut ? ["dashed"] : []) + (node.specField(\.service) != nil ? ["rounded"] : [])
+            let style = styles.count < 2 ? styles.map { ", style=\($0)" }.joined() : ", style=\"\(styles.joined(separator: ","))\""
             lines.append("  \(Self.dotQuoted(node.id.rawValue)) [label=\(Self.dotQuoted(label))\(style)];")
         }
         for node in nodes {

@@ -5,8 +5,11 @@ extension TaskGraph {
     /// The graph as pretty JSON with sorted keys, for `jobgraph graph --format json`; the same graph
     /// always gives the same bytes.
     ///
-    /// `{"nodes": [{"id", "action", "queue", "priority", "qos", "needs", "dynamic", "item"}], "edges":
-    /// [{"from", "to"}]}`; an edge runs from a needed task to the task that needs it; absent values are `null`.
+    /// `{"nodes": [{"id", "action", "queue", "priority", "qos", "needs", "dynamic", "item", "parallel",
+    /// "conditions", "exclusive", "service"}], "edges": [{"from", "to"}]}`; `parallel` counts a parallel
+    /// group's commands, `conditions` reads each condition as `run --dry-run` does, `service` is
+    /// `{"ready", "timeout"}` (seconds); an edge runs from a needed task to the task that needs it;
+    /// absent values are `null`.
     /// - Throws: `EncodingError` if Foundation cannot encode (it has no reason to with these plain values).
     public var jsonText: String {
         get throws {
@@ -29,11 +32,31 @@ struct GraphDocument: Encodable {
         var needs: [String]
         var isDynamicFanOut: Bool
         var item: String?
+        var parallel: Int?
+        var conditions: [String]
+        var exclusive: [String]
+        var service: Service?
 
         enum CodingKeys: String, CodingKey {
             case id, action, queue, priority, qos, needs
             case isDynamicFanOut = "dynamic"
-            case item
+            case item, parallel, conditions, exclusive, service
+        }
+
+        /// `service:`: what makes it ready, and the seconds it may take.
+        struct Service: Encodable {
+            var ready: String?
+            var timeout: Double?
+
+            enum CodingKeys: String, CodingKey {
+                case ready, timeout
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(ready, forKey: .ready)
+                try container.encode(timeout, forKey: .timeout)
+            }
         }
 
         // Written out so absent values appear as `null`: tools reading the file see every key on every node.
@@ -47,6 +70,10 @@ struct GraphDocument: Encodable {
             try container.encode(needs, forKey: .needs)
             try container.encode(isDynamicFanOut, forKey: .isDynamicFanOut)
             try container.encode(item, forKey: .item)
+            try container.encode(parallel, forKey: .parallel)
+            try container.encode(conditions, forKey: .conditions)
+            try container.encode(exclusive, forKey: .exclusive)
+            try container.encode(service, forKey: .service)
         }
     }
 
@@ -75,7 +102,10 @@ struct GraphDocument: Encodable {
                 queue: node.specField(\.queue)?.value.rawValue, priority: node.specField(\.priority).rawValue,
                 qos: graph.qualityOfService(ofNode: node.index)?.rawValue,
                 needs: graph.dependencies[node.index].map { graph.nodes[$0].id.rawValue },
-                isDynamicFanOut: node.isDynamicFanOut, item: node.item?.value)
+                isDynamicFanOut: node.isDynamicFanOut, item: node.item?.value,
+                parallel: { if case .parallel(let commands) = node.specField(\.action) { commands.count } else { nil } }(),
+                conditions: node.specField(\.conditions).map(\.summary), exclusive: node.specField(\.exclusive),
+                service: node.specField(\.service).map { Node.Service(ready: $0.ready?.summary, timeout: $0.timeout) })
         }
         edges = graph.nodes.flatMap { node in
             graph.dependencies[node.index].map { Edge(from: graph.nodes[$0].id.rawValue, to: node.id.rawValue) }

@@ -2,14 +2,17 @@ extension TaskGraph {
     /// The graph as a Mermaid flowchart, for `jobgraph graph --format mermaid` (renders in Markdown).
     ///
     /// Mermaid ids must be plain words, so node `i` is `n<i>` and its label carries the task id and,
-    /// when it has one, its queue; a dynamic fan-out is dashed and shown as `photo[*]`. Edges run from
+    /// when it has them, its queue and its gates (parallel group, conditions, exclusivity categories,
+    /// service); a dynamic fan-out is dashed and shown as `photo[*]`, a service is a rounded box. Edges run from
     /// a needed task to the task that needs it.
     public var mermaidText: String {
         var lines = ["flowchart LR"]
         for node in nodes {
             var label = Self.mermaidEscaped(node.displayName)
             if let queue = node.specField(\.queue) { label += "<br/>queue: \(Self.mermaidEscaped(queue.value.rawValue))" }
-            lines.append("  n\(node.index)[\"\(label)\"]")
+            for note in node.specField(\.gateNotes) { label += "<br/>" + Self.mermaidEscaped(note) }
+            let (open, close) = node.specField(\.service) != nil ? ("(", ")") : ("[", "]")
+            lines.append("  n\(node.index)\(open)\"\(label)\"\(close)")
         }
         for node in nodes {
             for dependency in dependencies[node.index] { lines.append("  n\(dependency) --> n\(node.index)") }

@@ -118,8 +118,9 @@ private func drive(_ plan: inout Plan, outcomes: [String: Plan.Outcome] = [:]) -
 }
 
 @Suite struct PlanFanOutTests {
-    @Test func aFanOutsConditionsAreCheckedOnEachItemNotOnTheFanOut() {
-        var plan = Plan(tasks: [Task(id: "photos", hasConditions: true, isFanOut: true)], jobs: 2, queueLimits: [2], keepGoing: false)
+    @Test func itemConditionsOfAFanOutAreCheckedOnEachItem() {
+        // The fan-out's own conditions are those without `{{ item }}`: here none, so it reads its list at once.
+        var plan = Plan(tasks: [Task(id: "photos", isFanOut: true)], jobs: 2, queueLimits: [2], keepGoing: false)
         _ = plan.begin()
         let first = plan.takeRequests()
         #expect(first.expand == [0])

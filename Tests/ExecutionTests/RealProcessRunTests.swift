@@ -316,10 +316,12 @@ struct RealRun {
 
     /// Runs `yaml` to its end, calling `react` for each event as it arrives (before the next is read).
     /// - Parameters:
+    ///   - configure: adjusts the run's configuration before it starts.
     ///   - prepare: called before the run, to create what the tasks expect to find.
     ///   - grace: seconds between SIGTERM and SIGKILL when tasks are stopped.
     static func run(
         _ yaml: String, jobs: Int, keepGoing: Bool = false, grace: Double = 5,
+        configure: (inout RunConfiguration) -> Void = { _ in },
         prepare: (ScratchDirectory) throws -> Void = { _ in },
         react: (RunEvent, Runner, ScratchDirectory) async throws -> Void = { _, _, _ in }
     ) async throws -> RealRun {
@@ -330,9 +332,10 @@ struct RealRun {
         let graph = PipelineCheck.graph(yaml: yaml, file: directory.file("pipeline.yaml"), diagnostics: &diagnostics)
         #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
         let checked = try #require(graph)
-        let configuration = RunConfiguration(
+        var configuration = RunConfiguration(
             jobs: jobs, keepGoing: keepGoing, pipelineDirectory: directory.path, stateDirectory: directory.file(".jobgraph"),
             environment: ["PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"], terminationGrace: grace, processorCount: 2)
+        configure(&configuration)
         let loop = try EventLoop()
         // Stopping the loop kills whatever a failed test left running.
         defer { loop.stop() }

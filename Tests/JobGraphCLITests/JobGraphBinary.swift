@@ -73,14 +73,13 @@ final class RunningJobGraph {
     private let exit: AsyncStream<Int32>
     private let outputName: String
     private let errorName: String
-    private static let started = Mutex(0)
+    /// An atomic, not a `Mutex`: ThreadSanitizer misreads the toolchain's `Mutex` handing over a contended
+    /// lock as a race (see `JobGraphBinary.environment`), and tests start binaries concurrently.
+    private static let started = Atomic(0)
 
     init(executable: URL, arguments: [String], directory: ScratchDirectory, environment: [String: String]) throws {
         self.directory = directory
-        let number = Self.started.withLock { count in
-            count += 1
-            return count
-        }
+        let number = Self.started.add(1, ordering: .relaxed).newValue
         outputName = "jobgraph-\(number).stdout"
         errorName = "jobgraph-\(number).stderr"
         try directory.write("", to: outputName)

@@ -23,6 +23,14 @@ import Testing
             """#)
     }
 
+    @Test func gatesShowInTheLabelsAndAServiceIsRounded() throws {
+        let lines = try gateSample().dotText.split(separator: "\n").map(String.init)
+        #expect(lines.contains(#"  "server" [label="server\nservice, ready when 127.0.0.1:8765 is reachable within 10s", style=rounded];"#))
+        #expect(lines.contains(#"  "checks" [label="checks\nparallel: 2 commands\nexclusive: db, disk"];"#))
+        #expect(lines.contains(#"  "deploy" [label="deploy\nif $TOKEN is set and file build/app exists"];"#))
+        #expect(lines.contains(#"  "photo" [label="photo[*]", style=dashed];"#))
+    }
+
     @Test func quotesBackslashesAndLineBreaksCannotEndAQuotedID() {
         #expect(TaskGraph.dotQuoted(#"say "hi""#) == #""say \"hi\"""#)
         #expect(TaskGraph.dotQuoted(#"ends\"#) == #""ends\\""#)

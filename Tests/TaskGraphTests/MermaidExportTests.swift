@@ -22,6 +22,22 @@ import Testing
             """)
     }
 
+    @Test func gatesShowInTheLabelsAndAServiceIsRounded() throws {
+        #expect(try gateSample().mermaidText == """
+            flowchart LR
+              n0("server<br/>service, ready when 127.0.0.1:8765 is reachable within 10s")
+              n1["checks<br/>parallel: 2 commands<br/>exclusive: db, disk"]
+              n2["deploy<br/>if $TOKEN is set and file build/app exists"]
+              n3["photo[*]"]
+              n0 --> n2
+              n1 --> n2
+              n2 --> n3
+              classDef dynamic stroke-dasharray: 5 5
+              class n3 dynamic
+
+            """)
+    }
+
     @Test func itemsWithMarkupStayInsideTheirLabel() throws {
         var sketch = PipelineSketch()
         sketch.task("echo", items: [#"say "hi""#, "#1 <b> & more\nlines"])

@@ -1,0 +1,125 @@
+import Execution
+import Foundation
+import JobGraphTestSupport
+import PipelineModel
+import Testing
+
+/// `parallel:` with real processes (contract: "parallel"; BlockOperation's execution blocks): the commands
+/// of one task run concurrently, each process counted against `--jobs`; the task fails if any fails, and
+/// then the others are terminated.
+@Suite(.timeLimit(.minutes(1)))
+struct ParallelRunTests {
+    /// The files in `directory` whose names start with `prefix`.
+    private static func count(_ prefix: String, in directory: ScratchDirectory) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix(prefix) }.count
+    }
+
+    @Test func theCommandsRunAtTheSameTimeAndTheTaskEndsWhenAllHave() async throws {
+        // Each command waits until all three have started: run one after another, they would never end.
+        let barrier = "until [ $(ls started.* | wc -l) -ge 3 ]; do sleep 0.01; done"
+        let run = try await RealRun.run("""
+            version: 1
+            tasks:
+              checks:
+                timeout: 20s
+                parallel:
+                  - touch started.lint; \(barrier); echo lint done
+                  - touch started.unit; \(barrier); echo unit done
+                  - touch started.docs; \(barrier); sleep 0.2; echo docs done
+              after: {needs: [checks], run: "echo after"}
+            """, jobs: 3)
+        #expect(run.finalStates == ["checks": .succeeded, "after": .succeeded])
+        #expect(Set(run.output(of: "checks")) == ["lint done", "unit done", "docs done"])
+        // The task ends once its slowest command has.
+        let docsDone = try #require(run.eventIndex { if case .output("checks", "docs done") = $0 { true } else { false } })
+        let ended = try #require(run.eventIndex {
+            if case .transition(let transition) = $0 { transition.task == "checks" && transition.to.isTerminal } else { false }
+        })
+        #expect(docsDone < ended)
+    }
+
+    @Test func oneFailingCommandFailsTheTaskAndTerminatesTheOthers() async throws {
+        let upLines = Counter()
+        let run = try await RealRun.run("""
+            version: 1
+            tasks:
+              checks:
+                parallel:
+                  - echo up; exec sleep 300.631
+                  - echo up; exec sleep 300.632
+                  - until [ -e go ]; do sleep 0.01; done; exit 4
+              after: {needs: [checks], run: "echo after"}
+            """, jobs: 3, react: { event, _, directory in
+            if case .output("checks", "up") = event, upLines.increment() == 2 { try directory.write("", to: "go") }
+        })
+        #expect(run.finalStates == ["checks": .failed, "after": .skipped])
+        let failed = try #require(run.transition(of: "checks", to: .failed))
+        #expect(failed.exitCode == 4)
+        #expect(failed.error == "`until [ -e go ]; do sleep 0.01; done; exit 4` exited with code 4")
+        // SIGTERM ended them, well within the 5 s grace; the task ended only once they had.
+        #expect((failed.duration ?? .infinity) < 4)
+        #expect(ProcessTable.living(withArgument: "300.631").isEmpty)
+        #expect(ProcessTable.living(withArgument: "300.632").isEmpty)
+    }
+
+    @Test func aGroupRunsNoMoreProcessesAtOnceThanJobsAndReachesThatMany() async throws {
+        // Four commands, two jobs: two start and wait for `go`; the test looks a while before writing it.
+        // A group that ignored `--jobs` would have started all four by then.
+        let wait = "until [ -e go ]; do sleep 0.01; done"
+        let run = try await RealRun.run("""
+            version: 1
+            tasks:
+              group:
+                timeout: 20s
+                parallel:
+                  - touch started.1; \(wait)
+                  - touch started.2; \(wait)
+                  - touch started.3; \(wait)
+                  - touch started.4; \(wait)
+            """, jobs: 2, react: { event, _, directory in
+            guard case .transition(let transition) = event, transition.task == "group", transition.to == .executing else { return }
+            #expect(await eventually { Self.count("started.", in: directory) >= 2 })
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(Self.count("started.", in: directory) == 2)
+            try directory.write("", to: "go")
+        })
+        #expect(run.finalStates == ["group": .succeeded])
+        #expect(Self.count("started.", in: run.directory) == 4)
+    }
+
+    @Test func aGroupHoldsOneJobPerProcessSoOtherTasksWait() async throws {
+        let run = try await RealRun.run("""
+            version: 1
+            tasks:
+              pair:
+                priority: high
+                parallel: ["sleep 0.1", "sleep 0.1"]
+              trio:
+                priority: low
+                parallel: ["true", "true", "true"]
+              single: {run: "true"}
+            """, jobs: 2)
+        #expect(run.finalStates == ["pair": .succeeded, "trio": .succeeded, "single": .succeeded])
+        // `pair` takes both jobs; `trio` takes both (not three) and runs alone too.
+        #expect(run.maximumExecuting() == 1)
+        #expect(run.startOrder { _ in true } == ["pair", "single", "trio"])
+    }
+
+    @Test func aStoppedGroupStartsNoMoreCommands() async throws {
+        // Two jobs: the first two commands run; the first fails, so the rest never start.
+        let run = try await RealRun.run("""
+            version: 1
+            tasks:
+              group:
+                parallel:
+                  - exit 2
+                  - echo up; exec sleep 300.633
+                  - touch third.ran
+                  - touch fourth.ran
+            """, jobs: 2)
+        #expect(run.finalStates == ["group": .failed])
+        #expect(run.transition(of: "group", to: .failed)?.exitCode == 2)
+        #expect(!run.directory.exists("third.ran") && !run.directory.exists("fourth.ran"))
+        #expect(ProcessTable.living(withArgument: "300.633").isEmpty)
+    }
+}

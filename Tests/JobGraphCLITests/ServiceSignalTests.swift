@@ -1,0 +1,67 @@
+import Foundation
+import JobGraphTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A service under Ctrl-C (contract: "service", "Exit codes and signals"): SIGINT to `jobgraph` stops the
+/// service's process group with everything else, and no process outlives `jobgraph`.
+@Suite(.timeLimit(.minutes(1)))
+struct ServiceSignalTests {
+    @Test func sigintStopsAReadyServiceAndTheTaskUsingIt() async throws {
+        let directory = try ScratchDirectory("jobgraph-service")
+        defer { directory.remove() }
+        let port = try LoopbackSocket.freePort()
+        try directory.write("""
+            version: 1
+            tasks:
+              server:
+                run: exec python3 -m http.server \(port) --bind 127.0.0.1
+                service: {ready: {reachable: "127.0.0.1:\(port)"}, timeout: 30s}
+              client:
+                needs: [server]
+                run: curl -sSf -o /dev/null http://127.0.0.1:\(port)/ && echo reached && exec sleep 300.741
+              after: {needs: [client], run: "touch after.ran"}
+            """, to: "p.yaml")
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--events", "events.jsonl"], in: directory)
+        #expect(await running.waitForOutput(containing: "client | reached"))
+        #expect(await eventually { !ProcessTable.living(withArgument: "300.741").isEmpty })
+        #expect(!ProcessTable.living(withArgument: "\(port)").isEmpty)
+        running.send(SIGINT)
+        let outcome = try await running.finish()
+        #expect(outcome.status == 130)
+        #expect(outcome.outputLines.last == "interrupted by SIGINT")
+        let finalStates = Dictionary(running.events(in: "events.jsonl").compactMap { event -> (String, String)? in
+            guard let task = event["task"] as? String, let state = event["to"] as? String else { return nil }
+            return (task, state)
+        }, uniquingKeysWith: { $1 })
+        #expect(finalStates == ["server": "cancelled", "client": "cancelled", "after": "cancelled"])
+        #expect(!directory.exists("after.ran"))
+        // jobgraph has exited: a process still holding the port or the marker would have outlived it.
+        #expect(ProcessTable.living(withArgument: "\(port)").isEmpty)
+        #expect(ProcessTable.living(withArgument: "300.741").isEmpty)
+    }
+
+    @Test func sigintStopsAServiceThatIsNotReadyYet() async throws {
+        let directory = try ScratchDirectory("jobgraph-service")
+        defer { directory.remove() }
+        let socket = try LoopbackSocket()  // bound, never listening: the service never becomes ready
+        try directory.write("""
+            version: 1
+            tasks:
+              server:
+                run: exec sleep 300.742
+                service: {ready: {reachable: "127.0.0.1:\(socket.port)"}, timeout: 50s}
+              client: {needs: [server], run: "touch client.ran"}
+            """, to: "p.yaml")
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--events", "events.jsonl"], in: directory)
+        #expect(await running.waitForTransitions(to: "executing", in: "events.jsonl"))
+        #expect(await eventually { !ProcessTable.living(withArgument: "300.742").isEmpty })
+        running.send(SIGINT)
+        let outcome = try await running.finish()
+        #expect(outcome.status == 130)
+        #expect(!directory.exists("client.ran"))
+        #expect(ProcessTable.living(withArgument: "300.742").isEmpty)
+    }
+}
