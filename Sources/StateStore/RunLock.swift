@@ -53,6 +53,9 @@ public final class RunLock: Sendable {
             descriptor = nil
             // Emptied first, so nobody refused after this moment reads a pid that no longer holds it.
             _ = ftruncate(open, 0)
+            // Unlocked explicitly: a child being spawned by another thread holds a copy of the descriptor
+            // until its exec closes it, and a lock held through that copy would outlive a bare `close`.
+            _ = flock(open, LOCK_UN)
             close(open)
         }
     }
