@@ -72,7 +72,7 @@ public final class Runner: Sendable {
     }
 
     private static func operation(_ index: Int, for task: RunTask, begin: WeakBox<Runner>) -> TaskOperation {
-        TaskOperation(index: index, name: task.id.rawValue, priority: task.spec.priority, qos: task.qos) { index in
+        TaskOperation(index: index, queue: task.queue, name: task.id.rawValue, priority: task.spec.priority, qos: task.qos) { index in
             begin.value?.begin(index)
         }
     }
@@ -559,7 +559,7 @@ public final class Runner: Sendable {
         }
         for index in step.start {
             guard let operation = step.operations[index] else { continue }
-            queues[operation.queueIndex(in: state)].addOperation(operation)
+            queues[operation.queue].addOperation(operation)
         }
         for handle in step.stopServices { handle.terminate(grace: configuration.terminationGrace) }
         for index in step.requests.checkConditions { Task { await checkConditions(of: index) } }
@@ -639,13 +639,6 @@ public final class Runner: Sendable {
                 .max { endTime($0) < endTime($1) }
         }
         return path.reversed()
-    }
-}
-
-extension TaskOperation {
-    /// The queue this operation's task belongs to.
-    fileprivate func queueIndex(in state: Locked<RunBook>) -> Int {
-        state.withLock { $0.tasks[index].queue }
     }
 }
 

@@ -7,8 +7,13 @@ final class TaskOperation: AsyncTaskOperation, @unchecked Sendable {
     let index: Int
     private let begin: @Sendable (Int) -> Void
 
-    init(index: Int, name: String, priority: Priority, qos: PipelineModel.QualityOfService?, begin: @escaping @Sendable (Int) -> Void) {
+    /// The run's queue this operation is added to (`QueueLayout` numbering).
+    let queue: Int
+
+    init(index: Int, queue: Int, name: String, priority: Priority, qos: PipelineModel.QualityOfService?,
+         begin: @escaping @Sendable (Int) -> Void) {
         self.index = index
+        self.queue = queue
         self.begin = begin
         super.init()
         self.name = name

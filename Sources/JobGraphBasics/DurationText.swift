@@ -30,6 +30,14 @@ public enum DurationText {
         return total
     }
 
+    /// A configured duration as the file would write it: `90s`, `10m`, `2h`, `1.5s`.
+    public static func text(forSeconds seconds: Double) -> String {
+        if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600))h" }
+        if seconds >= 60, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
+        if seconds == seconds.rounded() { return "\(Int(seconds))s" }
+        return "\(seconds)s"
+    }
+
     private static let scales: [String: Double] = ["ms": 0.001, "s": 1, "m": 60, "h": 3600]
 }
 

@@ -22,13 +22,9 @@ func report(_ diagnostics: Diagnostics) {
     let interactive = console.isInteractiveTerminal(environment: ProcessInfo.processInfo.environment)
     let printer = DiagnosticPrinter(sourceLines: interactive ? SourceLineReader().line(at:) : nil)
     var lines = printer.render(diagnostics)
-    if interactive, diagnostics.errorCount > 0 {
-        lines.append(plural(diagnostics.errorCount, "error") + " found")
-    }
+    if interactive, let count = printer.errorCountLine(diagnostics) { lines.append(count) }
     console.write(lines: lines)
 }
-
-private func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
 /// Reads source lines for diagnostics shown on a terminal.
 private struct SourceLineReader: Sendable {

@@ -14,6 +14,11 @@ public struct DiagnosticPrinter: Sendable {
         diagnostics.sorted.flatMap(render)
     }
 
+    /// `3 errors found`, for the end of a listing a person reads; `nil` when there is no error.
+    public func errorCountLine(_ diagnostics: Diagnostics) -> String? {
+        diagnostics.errorCount > 0 ? plural(diagnostics.errorCount, "error") + " found" : nil
+    }
+
     public func render(_ diagnostic: Diagnostic) -> [String] {
         let prefix = diagnostic.location.map { "\($0): " } ?? ""
         var lines = ["\(prefix)\(diagnostic.severity.rawValue): \(diagnostic.message)"]

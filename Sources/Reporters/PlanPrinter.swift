@@ -1,3 +1,4 @@
+import JobGraphBasics
 import Execution
 import PipelineModel
 import TaskGraph
@@ -40,7 +41,7 @@ public struct PlanPrinter: Sendable {
         if spec.when != .success { notes.append("when \(spec.when.rawValue)") }
         notes += spec.gateNotes
         if spec.retries > 0 { notes.append("retries \(spec.retries)") }
-        if let timeout = spec.timeout { notes.append("timeout \(formatSeconds(timeout))") }
+        if let timeout = spec.timeout { notes.append("timeout \(DurationText.text(forSeconds: timeout))") }
         if spec.allowFailure { notes.append("failure allowed") }
         return notes
     }
@@ -57,10 +58,4 @@ public struct PlanPrinter: Sendable {
 
 func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
-func formatSeconds(_ seconds: Double) -> String {
-    if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600))h" }
-    if seconds >= 60, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
-    if seconds == seconds.rounded() { return "\(Int(seconds))s" }
-    return "\(seconds)s"
-}
 

@@ -1,3 +1,4 @@
+import JobGraphBasics
 /// Why a `download` attempt failed; each case words one reason for the user, naming the URL.
 enum DownloadFailure: Error, Equatable, CustomStringConvertible {
     case invalidURL(url: String)
@@ -31,11 +32,11 @@ enum DownloadFailure: Error, Equatable, CustomStringConvertible {
         case .unknownHost(let host, let url):
             "unknown host '\(host)' in '\(url)'"
         case .connectTimeout(let seconds, let url):
-            "no answer from '\(url)' within \(formatted(seconds)) (connect timeout)"
+            "no answer from '\(url)' within \(DurationText.text(forSeconds: seconds)) (connect timeout)"
         case .timedOut(let seconds, let url, let received, let expected):
-            "timed out after \(formatted(seconds)) downloading '\(url)' (\(received)\(expected.map { " of \($0)" } ?? "") bytes received)"
+            "timed out after \(DurationText.text(forSeconds: seconds)) downloading '\(url)' (\(received)\(expected.map { " of \($0)" } ?? "") bytes received)"
         case .stalled(let seconds, let url):
-            "no data from '\(url)' for \(formatted(seconds))"
+            "no data from '\(url)' for \(DurationText.text(forSeconds: seconds))"
         case .tooManyRedirects(let limit, let url):
             "too many redirects (more than \(limit)) from '\(url)'"
         case .schemeChangingRedirect(let from, let to):

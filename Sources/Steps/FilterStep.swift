@@ -36,7 +36,7 @@ final class FilterStep: TaskExecution, Sendable {
         let qos: DispatchQoS.QoSClass = work.niceness >= 19 ? .background : work.niceness >= 10 ? .utility : .userInitiated
         if let timeout = work.timeout {
             DispatchQueue.global(qos: qos).asyncAfter(deadline: .now() + timeout) { [weak self] in
-                self?.stop(because: "timed out after \(formatted(timeout))")
+                self?.stop(because: "timed out after \(DurationText.text(forSeconds: timeout))")
             }
         }
         DispatchQueue.global(qos: qos).async { self.run() }

@@ -100,7 +100,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
                 break
             case .success(let status):
                 if state.failure == nil {
-                    let reason = state.timedOut ? "timed out after \(formatted(work.timeout ?? 0))"
+                    let reason = state.timedOut ? "timed out after \(DurationText.text(forSeconds: work.timeout ?? 0))"
                         : "`\(abbreviated(commands[index]))` \(ended(status))"
                     let exitCode: Int32? = if case .exited(let code) = status { code } else { nil }
                     state.failure = .failed(exitCode: exitCode, reason: reason)
@@ -122,7 +122,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
             if !state.running.isEmpty { return (.wait, group) }
             if state.failure == nil, state.timedOut {
                 // A command that exits 0 on SIGTERM still ran out of time.
-                state.failure = .failed(exitCode: nil, reason: "timed out after \(formatted(work.timeout ?? 0))")
+                state.failure = .failed(exitCode: nil, reason: "timed out after \(DurationText.text(forSeconds: work.timeout ?? 0))")
             }
             if state.failure == nil, state.next < commands.count {
                 // Stopped between commands, or the stopped command exited 0: the commands did not all run.
@@ -216,9 +216,3 @@ func abbreviated(_ command: String) -> String {
     return firstLine.count > 60 ? String(firstLine.prefix(57)) + "..." : firstLine
 }
 
-/// `10s`, `1.5s`, `2m`.
-func formatted(_ seconds: Double) -> String {
-    if seconds >= 60, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
-    if seconds == seconds.rounded() { return "\(Int(seconds))s" }
-    return "\(seconds)s"
-}

@@ -55,3 +55,11 @@ import Testing
         #expect(diagnostics.all.map(\.message) == ["cycle one", "'x' needs 'y' here", "cycle two", "'x' needs 'y' here"])
     }
 }
+
+@Suite struct DurationTextFormattingTests {
+    @Test(arguments: [(90.0, "90s"), (600, "10m"), (7200, "2h"), (5400, "90m"), (1.5, "1.5s"), (0, "0s")])
+    func durationsAreWrittenAsAFileWouldWriteThem(seconds: Double, text: String) {
+        #expect(DurationText.text(forSeconds: seconds) == text)
+        #expect(DurationText.seconds(from: text) == seconds)
+    }
+}
