@@ -87,10 +87,21 @@ public struct ProcessSpawner: Sendable {
             try pipe.readEnd.setNonBlocking()
             pid = try withSpawnSettings(configuration, output: pipe.writeEnd) { (actions, attributes) throws(SystemError) in
                 var pid: pid_t = 0
-                try sysReturningError("posix_spawn", subject: program) {
-                    posix_spawn(&pid, program, actions, attributes, argv.pointers, envp.pointers)
+                var pause: useconds_t = 1_000
+                while true {
+                    do throws(SystemError) {
+                        try sysReturningError("posix_spawn", subject: program) {
+                            posix_spawn(&pid, program, actions, attributes, argv.pointers, envp.pointers)
+                        }
+                        return pid
+                    } catch where error.errno == .textFileBusy && pause <= Self.longestTextBusyPause {
+                        // ETXTBSY: another thread of some process still holds the file open for writing,
+                        // typically a child forked while the file was being written, between its fork and
+                        // its exec. That window closes within microseconds, so wait briefly and try again.
+                        usleep(pause)
+                        pause *= 2
+                    }
                 }
-                return pid
             }
         } catch {
             pipe.readEnd.closeIgnoringErrors()
@@ -115,10 +126,13 @@ public struct ProcessSpawner: Sendable {
         }
     }
 
+    /// The last pause before giving up on an executable that stays busy (the pauses sum to about 63 ms).
+    private static let longestTextBusyPause: useconds_t = 32_000
+
     /// Statuses for which `sh -c` gives the user the familiar message and exit status.
     private static func shellExplainsBetter(_ errno: Errno) -> Bool {
         errno == .noSuchFileOrDirectory || errno == .permissionDenied || errno == .notExecutableFormat
-            || errno == .notDirectory || errno == .isDirectory
+            || errno == .notDirectory || errno == .isDirectory || errno == .textFileBusy
     }
 
     /// The `PATH` entry of `environment`, or `execvp`'s default.

@@ -156,4 +156,22 @@ import Testing
             #expect(result.end == .exited(.exited(code: 0)))
         }
     }
+
+    /// A script another thread still holds open for writing (as a child forked elsewhere in this process,
+    /// between its fork and its exec, would) cannot be exec'd (`ETXTBSY`); the spawner waits the moment
+    /// out instead of failing the task.
+    @Test func aScriptBrieflyHeldOpenForWritingStillStarts() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("#!/bin/sh\necho ran\n", to: "busy", executable: true)
+        let writer = open(directory.path + "/busy", O_WRONLY | O_CLOEXEC)
+        #expect(writer >= 0)
+        let closer = Thread { usleep(5_000); close(writer) }
+        closer.start()
+        try await withEventLoop { loop in
+            let result = try await run(directory.path + "/busy", on: loop)
+            #expect(result.lines == ["ran"])
+            #expect(result.end == .exited(.exited(code: 0)))
+        }
+    }
 }
