@@ -57,10 +57,17 @@ public struct SHA256: Sendable {
 
     /// The digest as 64 lower-case hex digits.
     public consuming func finalizeHex() -> String {
-        finalize().map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-        }.joined()
+        let digest = finalize()
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: digest.count * 2) { buffer in
+            digits.withUTF8Buffer { digits in
+                for (offset, byte) in digest.enumerated() {
+                    buffer[offset * 2] = digits[Int(byte >> 4)]
+                    buffer[offset * 2 + 1] = digits[Int(byte & 0xF)]
+                }
+            }
+            return digest.count * 2
+        }
     }
 
     /// The hex digest of some bytes.

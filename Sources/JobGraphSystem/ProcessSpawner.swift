@@ -42,7 +42,7 @@ public struct ProcessSpawner: Sendable {
             executablePath: shell, arguments: [shell, "-c", command], environment: environment,
             workingDirectory: workingDirectory, niceness: niceness)
         if case .direct(let words) = ShellCommand(command), let program = words.first,
-           let path = program.contains("/") ? program : locator.locate(program, searchPath: searchPath(in: environment)) {
+           let path = program.utf8.contains(UInt8(ascii: "/")) ? program : locator.locate(program, searchPath: searchPath(in: environment)) {
             var direct = configuration
             direct.executablePath = path
             direct.arguments = words
@@ -126,8 +126,8 @@ public struct ProcessSpawner: Sendable {
         }
     }
 
-    /// The last pause before giving up on an executable that stays busy (the pauses sum to about 63 ms).
-    private static let longestTextBusyPause: useconds_t = 32_000
+    /// The last pause before giving up on an executable that stays busy (the pauses sum to about half a second).
+    private static let longestTextBusyPause: useconds_t = 256_000
 
     /// Statuses for which `sh -c` gives the user the familiar message and exit status.
     private static func shellExplainsBetter(_ errno: Errno) -> Bool {

@@ -26,7 +26,7 @@ struct GlobPattern: Sendable, Hashable {
         for part in text.split(separator: "/", omittingEmptySubsequences: true) where part != "." {
             if part == "**" {
                 if segments.last != .anyDepth { segments.append(.anyDepth) }
-            } else if part.contains("*") || part.contains("?") {
+            } else if part.utf8.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }) {
                 segments.append(.wildcard(Array(part.unicodeScalars)))
             } else {
                 segments.append(.literal(String(part)))

@@ -12,6 +12,10 @@ public final class RunRecorder: TaskHistory {
     private let run: RunID
     private let pipelineDirectory: String
     private let problems = Locked<[String]>([])
+    /// Up-to-date tasks' rows not yet written: a no-op rerun would otherwise spend a transaction (and its
+    /// file locks) on each task. Losing them to a kill costs nothing; the next run checks those tasks again.
+    private let pendingUpToDate = Locked<[TaskRecord]>([])
+    private static let upToDateBatchSize = 256
 
     /// Starts a run's record.
     /// - Parameters:
@@ -43,6 +47,16 @@ public final class RunRecorder: TaskHistory {
         let fingerprints = answer?.fingerprints as? TaskFingerprints
         let record = TaskRecord(task: task, state: state, attempts: attempts, duration: duration, exitCode: exitCode,
                                 definition: fingerprints?.definition)
+        if state == .upToDate {
+            let batch = pendingUpToDate.withLock { pending -> [TaskRecord] in
+                pending.append(record)
+                guard pending.count >= Self.upToDateBatchSize else { return [] }
+                defer { pending.removeAll(keepingCapacity: true) }
+                return pending
+            }
+            write(batch)
+            return
+        }
         do {
             try store.recordTask(record, run: run, fingerprints: state == .succeeded || state == .upToDate ? fingerprints : nil)
         } catch {
@@ -52,10 +66,16 @@ public final class RunRecorder: TaskHistory {
 
     /// Closes the run's record; returns the problems met along the way, for the user to see.
     public func finish(_ summary: RunSummary, endTime: Date) -> [String] {
+        write(pendingUpToDate.withLock { pending in defer { pending = [] }; return pending })
         do { try store.finishRun(run, outcome: RunOutcome(summary: summary), endTime: endTime) } catch {
             note("cannot record the end of the run: \(error)")
         }
         return problems.withLock { $0 }
+    }
+
+    private func write(_ upToDate: [TaskRecord]) {
+        guard !upToDate.isEmpty else { return }
+        do { try store.recordTasks(upToDate, run: run) } catch { note("cannot record \(upToDate.count) up-to-date tasks: \(error)") }
     }
 
     private func note(_ problem: String) {

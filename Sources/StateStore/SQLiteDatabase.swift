@@ -106,7 +106,17 @@ final class SQLiteDatabase {
     /// IMMEDIATE takes the write lock up front, so two writers wait on the busy timeout at `BEGIN`
     /// rather than failing halfway with a lock upgrade that cannot be retried.
     func transaction<Result>(_ body: () throws(SQLiteError) -> Result) throws(SQLiteError) -> Result {
-        try run("BEGIN IMMEDIATE")
+        try inTransaction(begin: "BEGIN IMMEDIATE", body)
+    }
+
+    /// Runs `body`, which only reads, inside one `BEGIN … COMMIT`: one snapshot for all its statements,
+    /// and one round of file locks instead of one per statement.
+    func readTransaction<Result>(_ body: () throws(SQLiteError) -> Result) throws(SQLiteError) -> Result {
+        try inTransaction(begin: "BEGIN", body)
+    }
+
+    private func inTransaction<Result>(begin: String, _ body: () throws(SQLiteError) -> Result) throws(SQLiteError) -> Result {
+        try run(begin)
         do throws(SQLiteError) {
             let result = try body()
             try run("COMMIT")

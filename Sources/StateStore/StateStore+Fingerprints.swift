@@ -17,7 +17,9 @@ extension StateStore {
         let directory = taskDirectory(definition)
         let files = fingerprinter.files(matching: inputs, in: directory).map { (key: fileKey($0), path: $0) }
         let (stored, known) = try withDatabase { database throws(SQLiteError) in
-            (try Self.storedFingerprints(of: task, in: database), try Self.fileRecords(files.map(\.key), in: database))
+            try database.readTransaction { () throws(SQLiteError) in
+                (try Self.storedFingerprints(of: task, in: database), try Self.fileRecords(files.map(\.key), in: database))
+            }
         }
         let (hashed, refreshed, unreadable) = fingerprinter.hashes(of: files, known: known)
         if !refreshed.isEmpty {

@@ -49,26 +49,43 @@ extension StateStore {
     public func recordTask(_ record: TaskRecord, run: RunID, fingerprints: TaskFingerprints? = nil) throws {
         try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) in
-                try database.run("""
-                    INSERT INTO task_runs (run_id, task, state, attempts, duration, exit_code, definition)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                    ON CONFLICT (run_id, task) DO UPDATE SET state = excluded.state, attempts = excluded.attempts,
-                        duration = excluded.duration, exit_code = excluded.exit_code, definition = excluded.definition
-                    """, [.integer(run.rawValue), .text(record.task.rawValue), .text(record.state.rawValue),
-                          .integer(Int64(record.attempts)), .real(record.duration), .integer(record.exitCode.map(Int64.init)),
-                          .text(record.definition)])
-                switch record.state {
-                case .succeeded:
-                    if let fingerprints { try Self.store(fingerprints, for: record.task, in: database) }
-                case .failed, .cancelled:
-                    // Only one that executed: cancelled while waiting leaves its outputs as they were.
-                    if record.attempts > 0 {
-                        try database.run("UPDATE task_fingerprints SET succeeded = 0 WHERE task = ?1", [.text(record.task.rawValue)])
-                    }
-                default:
-                    break
-                }
+                try Self.insert(record, run: run, fingerprints: fingerprints, in: database)
             }
+        }
+    }
+
+    /// Records several tasks' ends in `run` in one transaction, as `recordTask` would one by one (without
+    /// fingerprints): for up-to-date tasks, whose rows a kill may lose without harm, since the next run
+    /// checks them again anyway.
+    public func recordTasks(_ records: [TaskRecord], run: RunID) throws {
+        guard !records.isEmpty else { return }
+        try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) in
+                for record in records { try Self.insert(record, run: run, fingerprints: nil, in: database) }
+            }
+        }
+    }
+
+    private static func insert(_ record: TaskRecord, run: RunID, fingerprints: TaskFingerprints?,
+                               in database: SQLiteDatabase) throws(SQLiteError) {
+        try database.run("""
+            INSERT INTO task_runs (run_id, task, state, attempts, duration, exit_code, definition)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            ON CONFLICT (run_id, task) DO UPDATE SET state = excluded.state, attempts = excluded.attempts,
+                duration = excluded.duration, exit_code = excluded.exit_code, definition = excluded.definition
+            """, [.integer(run.rawValue), .text(record.task.rawValue), .text(record.state.rawValue),
+                  .integer(Int64(record.attempts)), .real(record.duration), .integer(record.exitCode.map(Int64.init)),
+                  .text(record.definition)])
+        switch record.state {
+        case .succeeded:
+            if let fingerprints { try store(fingerprints, for: record.task, in: database) }
+        case .failed, .cancelled:
+            // Only one that executed: cancelled while waiting leaves its outputs as they were.
+            if record.attempts > 0 {
+                try database.run("UPDATE task_fingerprints SET succeeded = 0 WHERE task = ?1", [.text(record.task.rawValue)])
+            }
+        default:
+            break
         }
     }
 

@@ -13,18 +13,23 @@ final class LogDirectory: Sendable {
     }
 
     /// Opens a task's log: truncated for a first attempt, appended to for a retry.
+    ///
+    /// The file itself is created by the first line written: a task that prints nothing leaves no log,
+    /// and a run of thousands of silent tasks does not pay for thousands of new files. A log left by an
+    /// earlier run is truncated here, so it never shows another run's lines.
+    /// - Throws: `StepError` when the folder cannot be made or an earlier log cannot be truncated.
     func open(_ file: String, appending: Bool) throws -> TaskLog {
         try created.withLock { created in
             guard !created else { return }
             try makeDirectories(path)
             created = true
         }
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (appending ? O_APPEND : O_TRUNC)
-        let descriptor = Glibc.open(file, flags, 0o644)
-        guard descriptor >= 0 else {
+        guard !appending else { return TaskLog(path: file, descriptor: nil) }
+        let descriptor = Glibc.open(file, O_WRONLY | O_TRUNC | O_CLOEXEC)
+        guard descriptor >= 0 || errno == ENOENT else {
             throw StepError("cannot open the log '\(file)': \(String(cString: strerror(errno)))")
         }
-        return TaskLog(descriptor: descriptor)
+        return TaskLog(path: file, descriptor: descriptor >= 0 ? descriptor : nil)
     }
 
     private func makeDirectories(_ path: String) throws {
@@ -40,16 +45,37 @@ final class LogDirectory: Sendable {
 
 /// One attempt's log file: whole lines appended as they come; closed once.
 final class TaskLog: Sendable {
-    private let descriptor: Locked<Int32>
-
-    init(descriptor: Int32) {
-        self.descriptor = Locked(descriptor)
+    private enum State {
+        case notCreated
+        case open(Int32)
+        case closed
     }
 
-    /// Writes the line and a newline; a full disk loses log lines, never the run.
+    private let path: String
+    private let state: Locked<State>
+
+    /// - Parameter descriptor: the file, already open for writing; `nil` to create (or append to) it when
+    ///   the first line comes.
+    init(path: String, descriptor: Int32?) {
+        self.path = path
+        state = Locked(descriptor.map(State.open) ?? .notCreated)
+    }
+
+    /// Writes the line and a newline; a full disk or a log that cannot be created loses log lines, never
+    /// the run.
     func write(line: [UInt8]) {
-        descriptor.withLock { descriptor in
-            guard descriptor >= 0 else { return }
+        state.withLock { state in
+            let descriptor: Int32
+            switch state {
+            case .open(let open):
+                descriptor = open
+            case .notCreated:
+                descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+                guard descriptor >= 0 else { return }
+                state = .open(descriptor)
+            case .closed:
+                return
+            }
             var bytes = line
             bytes.append(UInt8(ascii: "\n"))
             bytes.withUnsafeBytes { buffer in
@@ -65,9 +91,9 @@ final class TaskLog: Sendable {
     }
 
     func close() {
-        descriptor.withLock { descriptor in
-            if descriptor >= 0 { _ = Glibc.close(descriptor) }
-            descriptor = -1
+        state.withLock { state in
+            if case .open(let descriptor) = state { _ = Glibc.close(descriptor) }
+            state = .closed
         }
     }
 }

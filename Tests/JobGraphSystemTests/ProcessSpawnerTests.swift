@@ -166,7 +166,7 @@ import Testing
         try directory.write("#!/bin/sh\necho ran\n", to: "busy", executable: true)
         let writer = open(directory.path + "/busy", O_WRONLY | O_CLOEXEC)
         #expect(writer >= 0)
-        let closer = Thread { usleep(5_000); close(writer) }
+        let closer = Thread { usleep(2_000); close(writer) }
         closer.start()
         try await withEventLoop { loop in
             let result = try await run(directory.path + "/busy", on: loop)
