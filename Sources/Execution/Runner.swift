@@ -18,8 +18,7 @@ import TaskGraph
 /// produce operations (a dynamic fan-out adds its items, with their operations, while the run goes on).
 public final class Runner: Sendable {
     /// Every event of the run, in order; finishes after `.finished`. Drain it from one task.
-    public let events: AsyncStream<RunEvent>
-    private let continuation: AsyncStream<RunEvent>.Continuation
+    public let events = EventChannel<RunEvent>()
     private let graph: TaskGraph
     private let configuration: RunConfiguration
     private let executor: any TaskExecutor
@@ -37,7 +36,6 @@ public final class Runner: Sendable {
     ///   - durations: expected seconds per graph node (from history), for the critical-path tie-break.
     public init(graph: TaskGraph, configuration: RunConfiguration, executor: any TaskExecutor,
                 history: (any TaskHistory)? = nil, durations: [Double]? = nil) {
-        (events, continuation) = AsyncStream.makeStream(of: RunEvent.self, bufferingPolicy: .unbounded)
         self.graph = graph
         self.configuration = configuration
         self.executor = executor
@@ -79,7 +77,7 @@ public final class Runner: Sendable {
 
     /// Runs every task to a terminal state and returns what happened. Call once.
     public func run() async -> RunSummary {
-        continuation.yield(.started(RunStart(pipelineFile: graph.pipeline.file, taskCount: graph.nodes.count,
+        events.yield(.started(RunStart(pipelineFile: graph.pipeline.file, taskCount: graph.nodes.count,
                                              jobs: configuration.jobs, time: Date())))
         let step = state.withLock { book in
             let transitions = book.plan.begin()
@@ -97,8 +95,8 @@ public final class Runner: Sendable {
         }
         await runPipelineHook()
         let summary = makeSummary()
-        continuation.yield(.finished(summary))
-        continuation.finish()
+        events.yield(.finished(summary))
+        events.finish()
         return summary
     }
 
@@ -112,7 +110,7 @@ public final class Runner: Sendable {
                 // A stopping run starts only `always` and `failure` tasks, and those must run (contract).
                 guard book.stop == nil, !book.isSuspended else { return false }
                 book.isSuspended = true
-                continuation.yield(.suspended(true))
+                events.yield(.suspended(true))
                 return true
             }
             if changed { queues.forEach { $0.isSuspended = true } }
@@ -120,7 +118,7 @@ public final class Runner: Sendable {
             let step = state.withLock { book -> Step? in
                 guard book.isSuspended else { return nil }
                 book.isSuspended = false
-                continuation.yield(.suspended(false))
+                events.yield(.suspended(false))
                 return nextStep(after: [], in: &book)
             }
             guard let step else { return }
@@ -149,7 +147,7 @@ public final class Runner: Sendable {
                 complete(index)
                 return
             }
-            history.started(task.id)
+            history.started(task.id, answer: answer)
         }
         launch(index, attempt: attempt)
     }
@@ -165,11 +163,11 @@ public final class Runner: Sendable {
 
     private func launch(_ index: Int, attempt: Int) {
         let task = state.withLock { $0.tasks[index] }
-        let continuation = self.continuation
+        let events = self.events
         let id = task.id
         let reporter = TaskReporter(
-            output: { line in continuation.yield(.output(task: id, line: line)) },
-            progress: { bytes, total in continuation.yield(.progress(task: id, bytes: bytes, total: total)) },
+            output: { line in events.yield(.output(task: id, line: line)) },
+            progress: { bytes, total in events.yield(.progress(task: id, bytes: bytes, total: total)) },
             finished: { [weak self] result in self?.attemptEnded(index, attempt: attempt, result) })
         do {
             let work = try resolver.get().work(for: task, attempt: attempt)
@@ -317,12 +315,12 @@ public final class Runner: Sendable {
             let handles = book.executions.values.map(\.handle)
             guard book.stopRequests == 1 else { return .kill(handles) }
             book.stop = reason
-            continuation.yield(.stopping(reason))
+            events.yield(.stopping(reason))
             // A stop lifts a suspension: `always` tasks still run (contract), and held ones would hang the run.
             let resume = book.isSuspended
             if resume {
                 book.isSuspended = false
-                continuation.yield(.suspended(false))
+                events.yield(.suspended(false))
             }
             for index in book.plan.states.indices where book.plan.states[index] == .executing {
                 book.terminated.insert(index)
@@ -461,9 +459,9 @@ public final class Runner: Sendable {
     /// Runs a shell command for a task (a hook or a condition) through the executor; true on success.
     private func runCommand(_ command: String, for task: RunTask) async -> Bool {
         guard let work = try? resolver.get().commandWork(command, for: task) else { return false }
-        let continuation = self.continuation
+        let events = self.events
         return await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-            let reporter = TaskReporter(output: { line in continuation.yield(.output(task: task.id, line: line)) },
+            let reporter = TaskReporter(output: { line in events.yield(.output(task: task.id, line: line)) },
                                         finished: { result in done.resume(returning: result.isSuccess) })
             do {
                 _ = try executor.start(work, reporter: reporter)
@@ -548,10 +546,6 @@ public final class Runner: Sendable {
     }
 
     private func perform(_ step: Step) {
-        for record in step.records {
-            history?.ended(record.task, state: record.state, attempts: record.attempts, duration: record.duration,
-                           exitCode: record.exitCode, answer: record.answer)
-        }
         for index in step.finishedWithoutRunning {
             guard let operation = step.operations[index], !operation.isFinished else { continue }
             if !operation.isExecuting { operation.cancel() }
@@ -560,6 +554,11 @@ public final class Runner: Sendable {
         for index in step.start {
             guard let operation = step.operations[index] else { continue }
             queues[operation.queue].addOperation(operation)
+        }
+        // After the starts: the next task need not wait for this one's row to be written.
+        for record in step.records {
+            history?.ended(record.task, state: record.state, attempts: record.attempts, duration: record.duration,
+                           exitCode: record.exitCode, answer: record.answer)
         }
         for handle in step.stopServices { handle.terminate(grace: configuration.terminationGrace) }
         for index in step.requests.checkConditions { Task { await checkConditions(of: index) } }
@@ -583,7 +582,7 @@ public final class Runner: Sendable {
     private func emit(_ index: Int, from: TaskState, to: TaskState, exitCode: Int32? = nil, error: String? = nil,
                       duration: Double? = nil, in book: inout RunBook) {
         let task = book.tasks[index]
-        continuation.yield(.transition(TaskTransition(
+        events.yield(.transition(TaskTransition(
             time: Date(), elapsed: elapsed(), task: task.id, from: from, to: to,
             attempt: max(1, book.attempts[index]), queue: queueNames[task.queue],
             exitCode: exitCode, error: error, duration: duration)))

@@ -12,8 +12,8 @@ public protocol TaskHistory: Sendable {
     ///   - inputs, outputs: the task's `inputs` / `outputs` globs, rendered, relative to its folder.
     ///   - environmentNames: the variables the pipeline sets for it (not the caller's own environment).
     func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer
-    /// The task began executing.
-    func started(_ task: TaskID)
+    /// The task is about to execute; `answer` is what `check` said of it, `nil` when it was not checked.
+    func started(_ task: TaskID, answer: UpToDateAnswer?)
     /// The task reached a terminal state.
     func ended(_ task: TaskID, state: TaskState, attempts: Int, duration: Double?, exitCode: Int32?, answer: UpToDateAnswer?)
 }

@@ -1,4 +1,5 @@
 import Execution
+import JobGraphBasics
 
 /// Hands a run's events to its observers from a single task, with a periodic tick between events.
 public enum ObserverHub {
@@ -10,17 +11,17 @@ public enum ObserverHub {
 
     /// Drains `events` into `observers` until the stream ends, then closes each observer.
     /// - Parameter tickInterval: how often observers hear `tick()` when no event comes.
-    public static func drain(_ events: AsyncStream<RunEvent>, into observers: sending [any RunObserver],
+    public static func drain(_ events: EventChannel<RunEvent>, into observers: sending [any RunObserver],
                              tickInterval: Duration = .milliseconds(250)) async {
-        let (inputs, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
+        let inputs = EventChannel<Input>()
         let forward = Task {
-            for await event in events { continuation.yield(.event(event)) }
-            continuation.yield(.end)
+            for await event in events { inputs.yield(.event(event)) }
+            inputs.yield(.end)
         }
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: tickInterval)  // cancellation ends the loop on the next check
-                continuation.yield(.tick)
+                inputs.yield(.tick)
             }
         }
         loop: for await input in inputs {
@@ -32,7 +33,7 @@ public enum ObserverHub {
         }
         ticker.cancel()
         _ = await forward.value
-        continuation.finish()
+        inputs.finish()
         for observer in observers { observer.close() }
     }
 }

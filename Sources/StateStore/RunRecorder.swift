@@ -3,8 +3,14 @@ import Foundation
 import JobGraphBasics
 import PipelineModel
 
-/// One run's link to the state store: the Runner's `TaskHistory`, writing one transaction per finished
-/// task so that a kill at any moment leaves a database the next run trusts.
+/// One run's link to the state store: the Runner's `TaskHistory`.
+///
+/// Rows wait in order and go to the database together, in one transaction, with the next row that must
+/// be durable before the run goes on: the withdrawal of a trusted success before its task executes (or a
+/// kill midway would leave half-written outputs looking up to date), and each end of a task that ran.
+/// So a no-op rerun or a run of untracked tasks spends one transaction per batch or per finished task, not
+/// two per task, and a kill loses at most rows that cost nothing: starts, and up-to-date verdicts that the
+/// next run reaches again.
 ///
 /// A failure to read or write the store never fails a task: it is kept and reported once by `finish`.
 public final class RunRecorder: TaskHistory {
@@ -12,10 +18,14 @@ public final class RunRecorder: TaskHistory {
     private let run: RunID
     private let pipelineDirectory: String
     private let problems = Locked<[String]>([])
-    /// Up-to-date tasks' rows not yet written: a no-op rerun would otherwise spend a transaction (and its
-    /// file locks) on each task. Losing them to a kill costs nothing; the next run checks those tasks again.
-    private let pendingUpToDate = Locked<[TaskRecord]>([])
-    private static let upToDateBatchSize = 256
+    private let pending = Locked<[HistoryWrite]>([])
+    private static let batchSize = 256
+
+    /// What `check` hands the Runner, for `started` and `ended` to use.
+    private struct CheckedTask: Sendable {
+        var fingerprints: TaskFingerprints
+        var hasTrustedSuccess: Bool
+    }
 
     /// Starts a run's record.
     /// - Parameters:
@@ -32,50 +42,48 @@ public final class RunRecorder: TaskHistory {
                                         pipelineDirectory: pipelineDirectory)
         do {
             let check = try store.checkUpToDate(work.id, definition: definition)
-            return UpToDateAnswer(isUpToDate: check.verdict.isUpToDate, reason: check.verdict.description, fingerprints: check.fingerprints)
+            return UpToDateAnswer(isUpToDate: check.verdict.isUpToDate, reason: check.verdict.description,
+                                  fingerprints: CheckedTask(fingerprints: check.fingerprints, hasTrustedSuccess: check.hasTrustedSuccess))
         } catch {
             note("cannot check whether '\(work.id)' is up to date: \(error)")
             return UpToDateAnswer(isUpToDate: false, reason: "the state store could not tell")
         }
     }
 
-    public func started(_ task: TaskID) {
-        do { try store.recordTaskStarted(task, run: run) } catch { note("cannot record the start of '\(task)': \(error)") }
+    public func started(_ task: TaskID, answer: UpToDateAnswer?) {
+        // Without a check's answer, assume the worst: a success to withdraw.
+        let hasTrustedSuccess = (answer?.fingerprints as? CheckedTask)?.hasTrustedSuccess ?? true
+        append(.started(task), writeNow: hasTrustedSuccess)
     }
 
     public func ended(_ task: TaskID, state: TaskState, attempts: Int, duration: Double?, exitCode: Int32?, answer: UpToDateAnswer?) {
-        let fingerprints = answer?.fingerprints as? TaskFingerprints
+        let fingerprints = (answer?.fingerprints as? CheckedTask)?.fingerprints
         let record = TaskRecord(task: task, state: state, attempts: attempts, duration: duration, exitCode: exitCode,
                                 definition: fingerprints?.definition)
-        if state == .upToDate {
-            let batch = pendingUpToDate.withLock { pending -> [TaskRecord] in
-                pending.append(record)
-                guard pending.count >= Self.upToDateBatchSize else { return [] }
-                defer { pending.removeAll(keepingCapacity: true) }
-                return pending
-            }
-            write(batch)
-            return
-        }
-        do {
-            try store.recordTask(record, run: run, fingerprints: state == .succeeded || state == .upToDate ? fingerprints : nil)
-        } catch {
-            note("cannot record how '\(task)' ended: \(error)")
-        }
+        append(.ended(record, fingerprints: state == .succeeded ? fingerprints : nil), writeNow: state != .upToDate)
     }
 
     /// Closes the run's record; returns the problems met along the way, for the user to see.
     public func finish(_ summary: RunSummary, endTime: Date) -> [String] {
-        write(pendingUpToDate.withLock { pending in defer { pending = [] }; return pending })
+        pending.withLock { pending in write(&pending) }
         do { try store.finishRun(run, outcome: RunOutcome(summary: summary), endTime: endTime) } catch {
             note("cannot record the end of the run: \(error)")
         }
         return problems.withLock { $0 }
     }
 
-    private func write(_ upToDate: [TaskRecord]) {
-        guard !upToDate.isEmpty else { return }
-        do { try store.recordTasks(upToDate, run: run) } catch { note("cannot record \(upToDate.count) up-to-date tasks: \(error)") }
+    private func append(_ row: HistoryWrite, writeNow: Bool) {
+        // Written under the same lock that orders the rows, so a task's start never lands after its end.
+        pending.withLock { pending in
+            pending.append(row)
+            if writeNow || pending.count >= Self.batchSize { write(&pending) }
+        }
+    }
+
+    private func write(_ rows: inout [HistoryWrite]) {
+        guard !rows.isEmpty else { return }
+        do { try store.record(rows, run: run) } catch { note("cannot record \(rows.count) rows of the run's history: \(error)") }
+        rows.removeAll(keepingCapacity: true)
     }
 
     private func note(_ problem: String) {

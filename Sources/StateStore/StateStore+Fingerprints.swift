@@ -14,6 +14,11 @@ extension StateStore {
     /// - Throws: `SQLiteError` when the database cannot be read or written.
     public func checkUpToDate(_ task: TaskID, definition: TaskDefinition) throws -> UpToDateCheck {
         let inputs = definition.inputs, outputs = definition.outputs
+        // Never up to date, whatever is stored: a success recorded while it still declared paths was for
+        // another definition. Nothing to read.
+        if inputs.isEmpty && outputs.isEmpty {
+            return UpToDateCheck(verdict: .outOfDate(.untracked), fingerprints: TaskFingerprints(definition: definition.fingerprint, inputs: []))
+        }
         let directory = taskDirectory(definition)
         let files = fingerprinter.files(matching: inputs, in: directory).map { (key: fileKey($0), path: $0) }
         let (stored, known) = try withDatabase { database throws(SQLiteError) in
@@ -29,9 +34,7 @@ extension StateStore {
         }
         let fingerprints = TaskFingerprints(definition: definition.fingerprint, inputs: hashed)
         let verdict: UpToDateVerdict
-        if inputs.isEmpty && outputs.isEmpty {
-            verdict = .outOfDate(.untracked)
-        } else if let reason = Self.difference(from: stored, to: fingerprints) {
+        if let reason = Self.difference(from: stored, to: fingerprints) {
             verdict = .outOfDate(reason)
         } else if let path = unreadable {
             verdict = .outOfDate(.inputUnreadable(path))
@@ -40,7 +43,7 @@ extension StateStore {
         } else {
             verdict = .upToDate
         }
-        return UpToDateCheck(verdict: verdict, fingerprints: fingerprints)
+        return UpToDateCheck(verdict: verdict, fingerprints: fingerprints, hasTrustedSuccess: stored?.succeeded == true)
     }
 
     /// What a task's last success recorded, and whether it has executed without success since.

@@ -32,13 +32,7 @@ extension StateStore {
     /// even if the process is killed before it ends and its outputs are half written.
     public func recordTaskStarted(_ task: TaskID, run: RunID) throws {
         try withDatabase { database throws(SQLiteError) in
-            try database.transaction { () throws(SQLiteError) in
-                try database.run("""
-                    INSERT INTO task_runs (run_id, task, state, attempts) VALUES (?1, ?2, 'executing', 1)
-                    ON CONFLICT (run_id, task) DO UPDATE SET state = 'executing'
-                    """, [.integer(run.rawValue), .text(task.rawValue)])
-                try database.run("UPDATE task_fingerprints SET succeeded = 0 WHERE task = ?1", [.text(task.rawValue)])
-            }
+            try database.transaction { () throws(SQLiteError) in try Self.insertStart(of: task, run: run, in: database) }
         }
     }
 
@@ -54,16 +48,28 @@ extension StateStore {
         }
     }
 
-    /// Records several tasks' ends in `run` in one transaction, as `recordTask` would one by one (without
-    /// fingerprints): for up-to-date tasks, whose rows a kill may lose without harm, since the next run
-    /// checks them again anyway.
-    public func recordTasks(_ records: [TaskRecord], run: RunID) throws {
-        guard !records.isEmpty else { return }
+    /// Records several starts and ends in `run`, in order, in one transaction, as `recordTaskStarted` and
+    /// `recordTask` would one by one.
+    public func record(_ writes: [HistoryWrite], run: RunID) throws {
+        guard !writes.isEmpty else { return }
         try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) in
-                for record in records { try Self.insert(record, run: run, fingerprints: nil, in: database) }
+                for write in writes {
+                    switch write {
+                    case .started(let task): try Self.insertStart(of: task, run: run, in: database)
+                    case .ended(let record, let fingerprints): try Self.insert(record, run: run, fingerprints: fingerprints, in: database)
+                    }
+                }
             }
         }
+    }
+
+    private static func insertStart(of task: TaskID, run: RunID, in database: SQLiteDatabase) throws(SQLiteError) {
+        try database.run("""
+            INSERT INTO task_runs (run_id, task, state, attempts) VALUES (?1, ?2, 'executing', 1)
+            ON CONFLICT (run_id, task) DO UPDATE SET state = 'executing'
+            """, [.integer(run.rawValue), .text(task.rawValue)])
+        try database.run("UPDATE task_fingerprints SET succeeded = 0 WHERE task = ?1", [.text(task.rawValue)])
     }
 
     private static func insert(_ record: TaskRecord, run: RunID, fingerprints: TaskFingerprints?,

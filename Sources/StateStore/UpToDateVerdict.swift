@@ -53,9 +53,14 @@ public struct UpToDateCheck: Sendable, Equatable {
     /// Pass to `recordTask` when the task then succeeds; `fingerprints.definition` is the definition
     /// fingerprint for its `TaskRecord`.
     public var fingerprints: TaskFingerprints
+    /// Whether the store holds a success of this task that a later check could trust: then, before it
+    /// executes, that success must be withdrawn durably (`recordTaskStarted`), or a kill midway would leave
+    /// its half-written outputs looking up to date.
+    public var hasTrustedSuccess: Bool
 
-    public init(verdict: UpToDateVerdict, fingerprints: TaskFingerprints) {
+    public init(verdict: UpToDateVerdict, fingerprints: TaskFingerprints, hasTrustedSuccess: Bool = false) {
         self.verdict = verdict
         self.fingerprints = fingerprints
+        self.hasTrustedSuccess = hasTrustedSuccess
     }
 }

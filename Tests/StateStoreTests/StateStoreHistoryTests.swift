@@ -44,6 +44,21 @@ import Testing
         #expect(runs[0].tasks == TaskStateCounts(upToDate: 1))
     }
 
+    @Test func aBatchOfWritesLandsInOrderInOneGo() throws {
+        let store = try StateStore.inMemory(directory: "/project")
+        let run = try store.beginRun(pipelineFile: "ci.yaml", startTime: start, taskCount: 3)
+        let built = TaskRecord(task: "build", state: .succeeded, attempts: 1, duration: 2, exitCode: 0, definition: "d1")
+        try store.record([
+            .started("build"),
+            .started("test"),
+            .ended(built, fingerprints: TaskFingerprints(definition: "d1", inputs: [])),
+            .ended(TaskRecord(task: "lint", state: .upToDate, attempts: 0), fingerprints: nil),
+        ], run: run)
+        // A start written before its end must not overwrite it; a start without an end stays `executing`.
+        #expect(try store.tasks(of: run).map(\.state) == [.succeeded, .upToDate, .executing])
+        #expect(try store.tasks(of: run).first == built)
+    }
+
     @Test func aRunThatNeverFinishedReadsAsInterrupted() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

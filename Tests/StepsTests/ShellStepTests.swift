@@ -21,6 +21,22 @@ struct ShellStepTests {
         }
     }
 
+    @Test func aSilentTaskLeavesNoLogAndAnEarlierRunsLogIsEmptied() async throws {
+        try await withStepBench { bench in
+            let (_, silent) = try await bench.run(bench.work(["true"], id: "silent"))
+            #expect(silent == .succeeded)
+            #expect(bench.log(of: "silent") == nil)
+
+            // A log from an earlier run must not be taken for this run's output.
+            let (_, first) = try await bench.run(bench.work(["echo earlier"], id: "again"))
+            #expect(first == .succeeded)
+            #expect(bench.log(of: "again") == "earlier\n")
+            let (_, second) = try await bench.run(bench.work(["true"], id: "again"))
+            #expect(second == .succeeded)
+            #expect(bench.log(of: "again") == "")
+        }
+    }
+
     @Test func aRunListGoesInOrderAndStopsAtTheFirstFailureWithItsExitCode() async throws {
         try await withStepBench { bench in
             let (lines, result) = try await bench.run(bench.work(["echo first", "echo second; exit 3", "touch third-ran"]))

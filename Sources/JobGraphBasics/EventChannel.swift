@@ -1,0 +1,90 @@
+/// An asynchronous sequence with one consumer that takes everything queued at once: where `AsyncStream`
+/// resumes its consumer once per element, a consumer of this channel wakes once per burst and then reads
+/// the rest of the burst without suspending. A run of 10,000 short tasks sends 30,000 transitions; waking
+/// an observer task for each one cost more than the observers' work.
+///
+/// Safe to `yield` from any thread. Iterate it from one task only.
+public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
+    public typealias Failure = Never
+
+    private struct State {
+        var queued: [Element] = []
+        var waiter: CheckedContinuation<[Element], Never>?
+        var isFinished = false
+    }
+
+    private let state = Locked(State())
+
+    public init() {}
+
+    /// Queues `element` for the consumer; ignored once the channel is finished.
+    public func yield(_ element: Element) {
+        let waiter = state.withLock { state -> CheckedContinuation<[Element], Never>? in
+            guard !state.isFinished else { return nil }
+            // A waiting consumer has read everything queued, so `element` comes first, before anything
+            // another thread queues once this lock is let go.
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.queued.append(element)
+            return nil
+        }
+        waiter?.resume(returning: [element])
+    }
+
+    /// Ends the sequence once the consumer has read what is queued.
+    public func finish() {
+        let waiter = state.withLock { state -> CheckedContinuation<[Element], Never>? in
+            state.isFinished = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: [])
+    }
+
+    /// Everything queued, waiting for at least one element; empty once finished and read.
+    fileprivate func takeAll() async -> [Element] {
+        if let ready = state.withLock({ Self.takeQueued(&$0) }) { return ready }
+        return await withCheckedContinuation { waiter in
+            let ready = state.withLock { state -> [Element]? in
+                if let ready = Self.takeQueued(&state) { return ready }
+                state.waiter = waiter
+                return nil
+            }
+            if let ready { waiter.resume(returning: ready) }
+        }
+    }
+
+    private static func takeQueued(_ state: inout State) -> [Element]? {
+        if !state.queued.isEmpty {
+            defer { state.queued = [] }
+            return state.queued
+        }
+        return state.isFinished ? [] : nil
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate let channel: EventChannel
+        private var batch: [Element] = []
+        private var position = 0
+
+        fileprivate init(channel: EventChannel) {
+            self.channel = channel
+        }
+
+        public mutating func next() async -> Element? {
+            if position == batch.count {
+                batch = await channel.takeAll()
+                position = 0
+                guard !batch.isEmpty else { return nil }
+            }
+            defer { position += 1 }
+            return batch[position]
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(channel: self)
+    }
+}
