@@ -2,7 +2,7 @@
 # Runs the same task graphs through jobgraph, ninja, GNU make and go-task and prints their times side
 # by side, with ratios and per-task overhead over a bare posix_spawn loop. See Benchmarks/README.md.
 #
-#   Benchmarks/run-graphs.sh [--sizes 1000,10000] [--shapes wide,chain,layered] [--runs 3]
+#   Benchmarks/run-graphs.sh [--sizes 1000,10000] [--shapes wide,chain,layered] [--runs 3] [--dir DIR]
 #                            [--tools floor,jobgraph,ninja,make,task] [--jobs 2] [--keep] [--no-build]
 #
 # JOBGRAPH=/path/to/jobgraph measures that binary instead of building one.
@@ -20,7 +20,7 @@ while [[ $# -gt 0 ]]; do
     --no-build) skip_build=yes; shift ;;
     --keep) passed+=("$1"); shift ;;
     --tools) [[ $# -ge 2 ]] || die "--tools needs a value"; tools=$2; shift 2 ;;
-    --sizes | --shapes | --runs | --jobs | --timeout)
+    --sizes | --shapes | --runs | --jobs | --timeout | --dir)
         [[ $# -ge 2 ]] || die "$1 needs a value"
         passed+=("$1" "$2"); shift 2 ;;
     *) die "unknown option '$1' (try --help)" ;;

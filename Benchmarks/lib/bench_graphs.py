@@ -11,11 +11,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import generate  # noqa: E402
-from measure import measure, median  # noqa: E402
+from measure import measure, median, scratch_folder  # noqa: E402
 
 LIB = os.path.dirname(os.path.abspath(__file__))
 TOOLS = ("floor", "jobgraph", "ninja", "make", "task")
@@ -102,6 +101,7 @@ def main(argv):
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of " + ",".join(TOOLS))
     parser.add_argument("--timeout", type=float, default=900, help="seconds one run may take")
+    parser.add_argument("--dir", help="where the work folder goes (default: /dev/shm when writable, else the temporary folder)")
     parser.add_argument("--keep", action="store_true", help="keep the generated files (their folder is printed)")
     args = parser.parse_args(argv)
 
@@ -123,7 +123,7 @@ def main(argv):
         parser.error("--runs and every size must be at least 1")
 
     all_commands = commands(os.path.abspath(args.jobgraph), args.jobs)
-    workdir = tempfile.mkdtemp(prefix="jobgraph-bench-")
+    workdir = scratch_folder("jobgraph-bench-", args.dir)
     try:
         problems = preflight(tools, all_commands, workdir, timeout=60)
         if problems:

@@ -16,8 +16,10 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure import scratch_folder  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -49,10 +51,11 @@ def main(argv):
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--dir", help="where the work folder goes (default: /dev/shm when writable, else the temporary folder)")
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
     args = parser.parse_args(argv)
 
-    work = tempfile.mkdtemp(prefix="jobgraph-noop-")
+    work = scratch_folder("jobgraph-noop-", args.dir)
     subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), "--shape", "layered", "--size", str(args.size),
                     "--out", work, "--forms", "jobgraph,ninja,make", "--declare-files"], check=True)
     figures = {}
