@@ -604,7 +604,8 @@ public final class Runner: Sendable {
         var failures = book.failures.keys.sorted().compactMap { index -> RunSummary.FailedTask? in
             guard let failure = book.failures[index] else { return nil }
             let task = book.tasks[index]
-            let logPath = resolver?.logPath(for: task.id) ?? ""
+            // A task that printed nothing has no log (it is created by the first line): name none then.
+            let logPath = resolver.map { $0.logPath(for: task.id) }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil } ?? ""
             return RunSummary.FailedTask(id: task.id, exitCode: failure.exitCode, reason: failure.reason,
                                          allowed: task.spec.allowFailure, logPath: logPath,
                                          lastLines: LogTail.lastLines(of: logPath, count: 10))

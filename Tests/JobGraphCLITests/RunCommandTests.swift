@@ -78,6 +78,17 @@ struct RunCommandTests {
         #expect(directory.read(".jobgraph/logs/broken.log") == "line one\nline two\n")
     }
 
+    @Test func aFailureThatPrintedNothingNamesNoLog() async throws {
+        let directory = try ScratchDirectory("jobgraph-cli")
+        defer { directory.remove() }
+        try directory.write("version: 1\ntasks:\n  silent: {run: \"exit 3\"}\n", to: "p.yaml")
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml"], in: directory)
+        #expect(outcome.status == 1)
+        let failure = try #require(outcome.outputLines.first { $0.hasPrefix("silent failed: exit 3") }, "\(outcome.outputLines)")
+        #expect(!failure.contains("log:"), "names a log the task never wrote: \(failure)")
+        #expect(!directory.exists(".jobgraph/logs/silent.log"))
+    }
+
     @Test func plainProgressIsTheDefaultWithoutATerminal() async throws {
         let directory = try ScratchDirectory("jobgraph-cli")
         defer { directory.remove() }
