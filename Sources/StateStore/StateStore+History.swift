@@ -31,9 +31,7 @@ extension StateStore {
     /// Records that a task starts executing in `run`: until it succeeds, it is no longer up to date,
     /// even if the process is killed before it ends and its outputs are half written.
     public func recordTaskStarted(_ task: TaskID, run: RunID) throws {
-        try withDatabase { database throws(SQLiteError) in
-            try database.transaction { () throws(SQLiteError) in try Self.insertStart(of: task, run: run, in: database) }
-        }
+        try record([.started(task)], run: run)
     }
 
     /// Records how a task ended in `run`, in one transaction: its history row and, for a success with
@@ -41,11 +39,7 @@ extension StateStore {
     /// succeed (failed, cancelled) stops being up to date.
     /// - Parameter fingerprints: from `checkUpToDate` before the task ran; ignored unless it succeeded.
     public func recordTask(_ record: TaskRecord, run: RunID, fingerprints: TaskFingerprints? = nil) throws {
-        try withDatabase { database throws(SQLiteError) in
-            try database.transaction { () throws(SQLiteError) in
-                try Self.insert(record, run: run, fingerprints: fingerprints, in: database)
-            }
-        }
+        try self.record([.ended(record, fingerprints: fingerprints)], run: run)
     }
 
     /// Records several starts and ends in `run`, in order, in one transaction, as `recordTaskStarted` and
