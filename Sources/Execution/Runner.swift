@@ -30,12 +30,18 @@ public final class Runner: Sendable {
     private let clock = ContinuousClock()
     private let startInstant: ContinuousClock.Instant
     private let beginBox: WeakBox<Runner>
+    private let starter = OperationStarter()
+    private let expectedDurations: (@Sendable () -> [Double]?)?
 
     /// - Parameters:
     ///   - history: up-to-date checks and the run's record; `nil` runs every task and remembers nothing.
     ///   - durations: expected seconds per graph node (from history), for the critical-path tie-break.
+    ///   - expectedDurations: the same, asked for only once some task is known to run: reading them from the
+    ///     history is the costliest part of a no-op rerun (a tenth of its instructions, 10,000 tasks).
     public init(graph: TaskGraph, configuration: RunConfiguration, executor: any TaskExecutor,
-                history: (any TaskHistory)? = nil, durations: [Double]? = nil) {
+                history: (any TaskHistory)? = nil, durations: [Double]? = nil,
+                expectedDurations: (@Sendable () -> [Double]?)? = nil) {
+        self.expectedDurations = expectedDurations
         self.graph = graph
         self.configuration = configuration
         self.executor = executor
@@ -79,6 +85,7 @@ public final class Runner: Sendable {
     public func run() async -> RunSummary {
         events.yield(.started(RunStart(pipelineFile: graph.pipeline.file, taskCount: graph.nodes.count,
                                              jobs: configuration.jobs, time: Date())))
+        decideUpToDateTasks()
         let step = state.withLock { book in
             let transitions = book.plan.begin()
             emit(transitions, in: &book)
@@ -131,16 +138,39 @@ public final class Runner: Sendable {
         }
     }
 
+    /// Finds, before anything runs, the tasks that need not run (see `UpToDatePrepass`), and ranks the rest
+    /// by their expected durations.
+    private func decideUpToDateTasks() {
+        var prepass: UpToDatePrepass?
+        if let history, !configuration.force, let resolver = try? resolver.get(), let batch = history.makeBatchCheck() {
+            let tasks = state.withLock { $0.tasks }
+            prepass = UpToDatePrepass(graph: graph, tasks: tasks, resolver: resolver, batch: batch)
+        }
+        let allUpToDate = prepass?.isUpToDate.allSatisfy { $0 } ?? false
+        let criticalPaths = allUpToDate ? nil : expectedDurations?().map { graph.criticalPathLengths(durations: $0) }
+        state.withLock { book in
+            if let prepass {
+                for (index, answer) in prepass.answers.enumerated() { if let answer { book.answers[index] = answer } }
+                book.plan.markUpToDate(prepass.isUpToDate)
+            }
+            if let criticalPaths { book.plan.rank(byCriticalPaths: criticalPaths) }
+        }
+    }
+
     // MARK: - One task's life
 
-    /// Called by a task's operation when its queue starts it.
+    /// Called by a task's operation when it is started.
     private func begin(_ index: Int) {
-        let (attempt, task) = state.withLock { book in
+        let (attempt, task, decided) = state.withLock { book in
             book.attemptStarted[index] = clock.now
             if book.firstStarted[index] == nil { book.firstStarted[index] = elapsed() }
-            return (book.attempts[index], book.tasks[index])
+            return (book.attempts[index], book.tasks[index], book.answers[index])
         }
-        if attempt == 1, let history, let answer = check(task, attempt: attempt, with: history) {
+        // Resolved once: the up-to-date check and the executor take the same work.
+        let work = Result { () throws -> TaskWork in try resolver.get().work(for: task, attempt: attempt) }
+        // A task checked before the run (its needs were all up to date) is not checked again.
+        if attempt == 1, let history, case .success(let resolved) = work,
+           let answer = decided ?? check(task, work: resolved, with: history) {
             state.withLock { $0.answers[index] = answer }
             if answer.isUpToDate && !configuration.force {
                 state.withLock { $0.upToDate.insert(index) }
@@ -149,19 +179,17 @@ public final class Runner: Sendable {
             }
             history.started(task.id, answer: answer)
         }
-        launch(index, attempt: attempt)
+        launch(index, attempt: attempt, work: work)
     }
 
     /// The up-to-date answer for a task about to run; `nil` when its paths cannot be rendered (the attempt
     /// then fails with that error).
-    private func check(_ task: RunTask, attempt: Int, with history: any TaskHistory) -> UpToDateAnswer? {
-        guard let resolver = try? resolver.get(), let work = try? resolver.work(for: task, attempt: attempt),
-              let paths = try? resolver.declaredPaths(for: task)
-        else { return nil }
+    private func check(_ task: RunTask, work: TaskWork, with history: any TaskHistory) -> UpToDateAnswer? {
+        guard let resolver = try? resolver.get(), let paths = try? resolver.declaredPaths(for: task) else { return nil }
         return history.check(work, inputs: paths.inputs, outputs: paths.outputs, environmentNames: resolver.environmentNames(for: task))
     }
 
-    private func launch(_ index: Int, attempt: Int) {
+    private func launch(_ index: Int, attempt: Int, work: Result<TaskWork, any Error>? = nil) {
         let task = state.withLock { $0.tasks[index] }
         let events = self.events
         let id = task.id
@@ -170,7 +198,7 @@ public final class Runner: Sendable {
             progress: { bytes, total in events.yield(.progress(task: id, bytes: bytes, total: total)) },
             finished: { [weak self] result in self?.attemptEnded(index, attempt: attempt, result) })
         do {
-            let work = try resolver.get().work(for: task, attempt: attempt)
+            let work = try (work ?? Result { () throws -> TaskWork in try resolver.get().work(for: task, attempt: attempt) }).get()
             let handle = try executor.start(work, reporter: reporter)
             let stopNow = state.withLock { book -> Bool in
                 guard book.endedAttempt[index] < attempt else { return false }
@@ -516,7 +544,7 @@ public final class Runner: Sendable {
         if history != nil {
             step.records = transitions.filter { $0.to.isTerminal }.map { transition in
                 HistoryEntry(task: book.tasks[transition.task].id, state: transition.to, attempts: book.attempts[transition.task],
-                             duration: nil, exitCode: nil, answer: nil)
+                             duration: nil, exitCode: nil, answer: transition.to == .upToDate ? book.answers[transition.task] : nil)
             }
         }
         if !book.isSuspended {
@@ -551,10 +579,7 @@ public final class Runner: Sendable {
             if !operation.isExecuting { operation.cancel() }
             operation.finish()
         }
-        for index in step.start {
-            guard let operation = step.operations[index] else { continue }
-            queues[operation.queue].addOperation(operation)
-        }
+        starter.start(step.start.compactMap { step.operations[$0] })
         // After the starts: the next task need not wait for this one's row to be written.
         for record in step.records {
             history?.ended(record.task, state: record.state, attempts: record.attempts, duration: record.duration,
@@ -575,7 +600,9 @@ public final class Runner: Sendable {
                 if transition.to == .executing { book.firstStarted[transition.task] = elapsed() }
                 if transition.to.isTerminal, book.ended[transition.task] == nil { book.ended[transition.task] = elapsed() }
             }
-            emit(transition.task, from: transition.from, to: transition.to, in: &book)
+            // A task found up to date before the run spent no time executing; its event carries a duration
+            // all the same, as a task checked at its start does.
+            emit(transition.task, from: transition.from, to: transition.to, duration: transition.to == .upToDate ? 0 : nil, in: &book)
         }
     }
 
