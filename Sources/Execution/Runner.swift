@@ -109,6 +109,7 @@ public final class Runner: Sendable {
                 book.plan.markUpToDate(prepass.isUpToDate)
             }
             if let criticalPaths { book.plan.rank(byCriticalPaths: criticalPaths) }
+            book.forecast = forecast(from: prepass, tasks: book.tasks)
         }
     }
 
@@ -200,10 +201,12 @@ public final class Runner: Sendable {
     func emit(_ index: Int, from: TaskState, to: TaskState, exitCode: Int32? = nil, error: String? = nil,
                       duration: Double? = nil, in book: inout RunBook) {
         let task = book.tasks[index]
-        events.yield(.transition(TaskTransition(
+        var transition = TaskTransition(
             time: Date(), elapsed: elapsed(), task: task.id, from: from, to: to,
             attempt: max(1, book.attempts[index]), queue: queueNames[task.queue],
-            exitCode: exitCode, error: error, duration: duration)))
+            exitCode: exitCode, error: error, duration: duration)
+        transition.reason = reason(index, from: from, to: to, in: book)
+        events.yield(.transition(transition))
     }
 
     func elapsed() -> Double { seconds(clock.now - startInstant) }

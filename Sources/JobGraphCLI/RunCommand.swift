@@ -18,8 +18,14 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "Run only these tasks and what they need.")
     var tasks: [String] = []
 
-    @Flag(help: "Check the pipeline and print the plan; run nothing.")
+    @Flag(help: "Check the pipeline and print the plan, with why each task would run or not; run nothing.")
     var dryRun = false
+
+    @Flag(help: "With --dry-run: print the plan as one JSON document.")
+    var json = false
+
+    @Flag(help: "Say on the line where each task starts why it runs, or why it is up to date.")
+    var explain = false
 
     @Option(help: "Most tasks executing at once overall (default: the number of CPUs).")
     var jobs: Int?
@@ -44,6 +50,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("'--jobs' must be at least 1") }
+        if json && !dryRun { throw ValidationError("'--json' applies only with '--dry-run'; for a run's events use '--progress json'") }
     }
 
     /// Whether this invocation runs tasks (and so handles signals itself).
@@ -54,20 +61,25 @@ struct RunCommand: AsyncParsableCommand {
         if !tasks.isEmpty { graph = try selected(tasks, from: graph) }
         let processorCount = ProcessInfo.processInfo.activeProcessorCount
         let jobs = self.jobs ?? processorCount
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = runConfiguration(pipelineFile: pipeline.file, jobs: jobs, processorCount: processorCount)
+        configuration.keepGoing = keepGoing
+        configuration.force = force
+        let pipelineDirectory = configuration.pipelineDirectory
         if dryRun {
-            Console.standardOutput.write(lines: PlanPrinter(jobs: jobs).render(graph, processorCount: processorCount))
+            let reasons = try forecast(of: graph, configuration: configuration).reasons
+            let printer = PlanPrinter(jobs: jobs)
+            if json {
+                Console.standardOutput.write(line: printer.renderJSON(graph, processorCount: processorCount, reasons: reasons))
+            } else {
+                Console.standardOutput.write(lines: printer.render(graph, processorCount: processorCount, reasons: reasons))
+            }
             return
         }
-        let environment = ProcessInfo.processInfo.environment
-        let pipelineDirectory = URL(fileURLWithPath: pipeline.file).deletingLastPathComponent().standardizedFileURL.path
-        var configuration = RunConfiguration(
-            jobs: jobs, keepGoing: keepGoing, pipelineDirectory: pipelineDirectory,
-            stateDirectory: pipelineDirectory + "/.jobgraph", environment: environment, processorCount: processorCount)
-        configuration.force = force
         let state = try openState(in: pipelineDirectory, wait: wait)
         let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
 
-        var observers: [any RunObserver] = [makeProgressObserver(mode: progress, console: .standardOutput, environment: environment)]
+        var observers: [any RunObserver] = [makeProgressObserver(mode: progress, console: .standardOutput, environment: environment, explains: explain)]
         if let trace { observers.append(ChromeTraceWriter(path: trace)) }
         if let events {
             do {

@@ -9,15 +9,19 @@ import PipelineModel
 public final class PlainLinesReporter: RunObserver {
     private let sink: any TextSink
     private let now: () -> Date
+    private let explains: Bool
     private var runStart: Date?
     private var lastElapsed = 0.0
 
     /// - Parameters:
     ///   - sink: where the lines go, usually `Console.standardOutput`.
     ///   - now: the wall clock, which stamps events that carry no time of their own (suspend, stop).
-    public init(sink: any TextSink, now: @escaping () -> Date = Date.init) {
+    ///   - explains: end each line that has one with why the task runs or not (`run --explain`):
+    ///     `t  ready -> executing  (input 'a.txt' changed)`.
+    public init(sink: any TextSink, now: @escaping () -> Date = Date.init, explains: Bool = false) {
         self.sink = sink
         self.now = now
+        self.explains = explains
     }
 
     /// Writes the lines for one event, if it has any.
@@ -34,7 +38,7 @@ public final class PlainLinesReporter: RunObserver {
             return ["\(RunText.elapsedStamp(0)) running \(start.pipelineFile): \(tasks), at most \(start.jobs) at once"]
         case .transition(let transition):
             lastElapsed = transition.elapsed
-            return ["\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition))"]
+            return ["\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition, showsReason: explains))"]
         case .output(let task, let line):
             return [RunText.output(task: task, line: line)]
         case .progress:

@@ -1,5 +1,6 @@
-import JobGraphBasics
 import Execution
+import Foundation
+import JobGraphBasics
 import PipelineModel
 import TaskGraph
 
@@ -12,22 +13,44 @@ public struct PlanPrinter: Sendable {
         self.jobs = jobs
     }
 
-    public func render(_ graph: TaskGraph, processorCount: Int) -> [String] {
+    /// The plan as a title and a table, one row per task in an order they could start.
+    /// - Parameter reasons: per graph node, why it would run or not (`RunForecast`): a `reason` column.
+    public func render(_ graph: TaskGraph, processorCount: Int, reasons: [RunReason]? = nil) -> [String] {
         let layout = QueueLayout(graph: graph, jobs: jobs, processorCount: processorCount)
-        let order = Plan(graph: graph, layout: layout, jobs: jobs, keepGoing: false).startOrder()
-        var table = TextTable(header: ["step", "task", "queue", "priority", "qos", "needs", "notes"])
-        for (step, index) in order.enumerated() {
-            let node = graph.nodes[index]
-            let needs = graph.dependencies[index].map { graph.nodes[$0].id.rawValue }
+        var table = TextTable(header: ["step", "task", "queue", "priority", "qos", "needs", "notes"] + (reasons == nil ? [] : ["reason"]))
+        for entry in entries(graph, layout: layout, reasons: reasons) {
             table.rows.append([
-                String(step + 1), node.displayName, layout.names[layout.queueOfTask[index]], node.spec.priority.rawValue,
-                (graph.qualityOfService(ofNode: index) ?? .default).rawValue, needs.isEmpty ? "-" : needs.joined(separator: ", "),
-                notes(for: node).joined(separator: "; "),
-            ])
+                String(entry.step), entry.task, entry.queue, entry.priority, entry.qos,
+                entry.needs.isEmpty ? "-" : entry.needs.joined(separator: ", "), entry.notes.joined(separator: "; "),
+            ] + (entry.reason.map { [$0] } ?? []))
         }
         let queueCount = Set(layout.queueOfTask).count
         let title = "plan for \(graph.pipeline.file): \(plural(graph.nodes.count, "task")) on \(plural(queueCount, "queue")), at most \(jobs) at once"
         return [title] + table.render()
+    }
+
+    /// `run --dry-run --json`: the plan as one JSON document, each task with the decision and reason.
+    public func renderJSON(_ graph: TaskGraph, processorCount: Int, reasons: [RunReason]) -> String {
+        let layout = QueueLayout(graph: graph, jobs: jobs, processorCount: processorCount)
+        let document = PlanDocument(pipeline: graph.pipeline.file, jobs: jobs, tasks: entries(graph, layout: layout, reasons: reasons))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Strings, numbers and arrays of them only: encoding cannot fail.
+        let data = (try? encoder.encode(document)) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The rows of the plan, in an order the tasks could start.
+    private func entries(_ graph: TaskGraph, layout: QueueLayout, reasons: [RunReason]?) -> [PlanEntry] {
+        let order = Plan(graph: graph, layout: layout, jobs: jobs, keepGoing: false).startOrder()
+        return order.enumerated().map { step, index in
+            let node = graph.nodes[index]
+            let reason = reasons.map { $0[index] }
+            return PlanEntry(step: step + 1, task: node.displayName, queue: layout.names[layout.queueOfTask[index]],
+                             priority: node.spec.priority.rawValue, qos: (graph.qualityOfService(ofNode: index) ?? .default).rawValue,
+                             needs: graph.dependencies[index].map { graph.nodes[$0].id.rawValue }, notes: notes(for: node),
+                             decision: reason?.decision, reason: reason?.description)
+        }
     }
 
     private func notes(for node: TaskNode) -> [String] {
@@ -59,3 +82,23 @@ public struct PlanPrinter: Sendable {
 func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
 
+
+/// `run --dry-run --json`.
+private struct PlanDocument: Encodable {
+    var pipeline: String
+    var jobs: Int
+    var tasks: [PlanEntry]
+}
+
+/// One task of the plan.
+private struct PlanEntry: Encodable {
+    var step: Int
+    var task: String
+    var queue: String
+    var priority: String
+    var qos: String
+    var needs: [String]
+    var notes: [String]
+    var decision: RunReason.Decision?
+    var reason: String?
+}

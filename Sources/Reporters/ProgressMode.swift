@@ -19,14 +19,16 @@ public enum ProgressMode: String, CaseIterable, Sendable {
 /// garble a log file or a pipe.
 /// - Parameters:
 ///   - environment: the process environment, for `TERM`.
-public func makeProgressObserver(mode: ProgressMode, console: Console, environment: [String: String]) -> any RunObserver {
+///   - explains: lines say why each task runs or not (`run --explain`); JSON carries the reasons anyway.
+public func makeProgressObserver(mode: ProgressMode, console: Console, environment: [String: String],
+                                 explains: Bool = false) -> any RunObserver {
     switch mode {
     case .json:
         return JSONLinesReporter(sink: console)
     case .plain:
-        return PlainLinesReporter(sink: console)
+        return PlainLinesReporter(sink: console, explains: explains)
     case .auto, .tty:
-        guard console.isInteractiveTerminal(environment: environment) else { return PlainLinesReporter(sink: console) }
-        return TTYBoard(sink: console, terminalSize: { console.terminalSize() ?? .fallback })
+        guard console.isInteractiveTerminal(environment: environment) else { return PlainLinesReporter(sink: console, explains: explains) }
+        return TTYBoard(sink: console, terminalSize: { console.terminalSize() ?? .fallback }, explains: explains)
     }
 }

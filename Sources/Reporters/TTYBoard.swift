@@ -28,6 +28,7 @@ public final class TTYBoard: RunObserver {
     private let sink: any TextSink
     private let terminalSize: () -> TerminalSize
     private let clock: () -> ContinuousClock.Instant
+    private let explains: Bool
 
     private var pipelineFile = ""
     private var declaredTaskCount = 0
@@ -50,11 +51,13 @@ public final class TTYBoard: RunObserver {
     ///   - sink: the terminal, usually `Console.standardOutput`.
     ///   - terminalSize: asked at each redraw, so a resized window is followed.
     ///   - clock: the monotonic clock that throttles redraws and measures elapsed times.
+    ///   - explains: also keep a line for each transition that says why its task runs or not (`run --explain`).
     public init(sink: any TextSink, terminalSize: @escaping () -> TerminalSize = { .fallback },
-                clock: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+                clock: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now }, explains: Bool = false) {
         self.sink = sink
         self.terminalSize = terminalSize
         self.clock = clock
+        self.explains = explains
     }
 
     /// Updates the board's state, and redraws when the last write is at least `redrawInterval` old.
@@ -115,8 +118,8 @@ public final class TTYBoard: RunObserver {
         } else {
             rows[transition.task] = nil
         }
-        if transition.to == .failed {
-            pendingLines.append("\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition))")
+        if transition.to == .failed || (explains && transition.reason != nil) {
+            pendingLines.append("\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition, showsReason: explains))")
         }
     }
 

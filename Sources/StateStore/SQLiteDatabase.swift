@@ -13,12 +13,14 @@ final class SQLiteDatabase {
     private var cache: [String: SQLiteStatement] = [:]
 
     /// Opens (creating when missing) the database at `location`.
-    /// - Parameter busyTimeout: milliseconds to wait for another connection's write lock before `SQLITE_BUSY`.
-    init(location: SQLiteLocation, busyTimeout: Int32 = 5_000) throws(SQLiteError) {
+    /// - Parameters:
+    ///   - busyTimeout: milliseconds to wait for another connection's write lock before `SQLITE_BUSY`.
+    ///   - readOnly: open an existing file only to read it, leaving its journal mode as it is.
+    init(location: SQLiteLocation, busyTimeout: Int32 = 5_000, readOnly: Bool = false) throws(SQLiteError) {
         self.location = location
         var opened: OpaquePointer?
         // NOMUTEX: the Locked box already serializes every use, so SQLite's own mutex would be redundant.
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(location.filename, &opened, flags, nil)
         guard let opened else { throw SQLiteError(code: code, message: String(cString: sqlite3_errstr(code))) }
         connection = opened
@@ -29,7 +31,7 @@ final class SQLiteDatabase {
             // WAL: a writer killed mid-transaction leaves its frames uncommitted in the log, and readers
             // never block the writer. NORMAL syncs at checkpoints only: still consistent after kill -9
             // (the OS keeps written pages); a power cut may lose the last transactions, never corrupt.
-            if case .path = location {
+            if case .path = location, !readOnly {
                 let mode = try query("PRAGMA journal_mode=WAL") { $0.text(0) }.first ?? ""
                 guard mode.lowercased() == "wal" else {
                     throw SQLiteError(code: SQLITE_ERROR, message: "could not switch to WAL mode (journal mode is '\(mode)')")

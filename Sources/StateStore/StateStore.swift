@@ -20,6 +20,8 @@ public final class StateStore: Sendable {
     /// Runs kept per pipeline; older ones are dropped when a run begins.
     public let retainedRuns: Int
     let database: Locked<SQLiteDatabase>
+    /// Opened by `openReadOnly`: checks keep what they learn to themselves.
+    public let isReadOnly: Bool
 
     /// Opens the state of the pipelines in `directory`, creating `.jobgraph/` and `state.db` when missing.
     /// - Parameters:
@@ -35,19 +37,30 @@ public final class StateStore: Sendable {
                               retainedRuns: retainedRuns)
     }
 
+    /// Opens the state of the pipelines in `directory` only to read it, as a dry run does: no run lock,
+    /// nothing written, not even the records of files it reads. `nil` when there is no `state.db` yet.
+    /// - Throws: `SQLiteError` when the database cannot be opened (`newerSchema` when a newer jobgraph wrote it).
+    public static func openReadOnly(directory: String, fingerprinter: Fingerprinter = Fingerprinter()) throws -> StateStore? {
+        let directory = absolute(directory)
+        let path = directory + "/.jobgraph/state.db"
+        guard FileStatus(path: path) != nil else { return nil }
+        return try StateStore(directory: directory, location: .path(path), fingerprinter: fingerprinter, retainedRuns: 1, readOnly: true)
+    }
+
     /// A store whose database lives in memory and vanishes with it, for tests; `.jobgraph/` is created
     /// only when the run lock is taken.
     public static func inMemory(directory: String, fingerprinter: Fingerprinter = Fingerprinter(), retainedRuns: Int = 50) throws -> StateStore {
         try StateStore(directory: absolute(directory), location: .memory, fingerprinter: fingerprinter, retainedRuns: retainedRuns)
     }
 
-    init(directory: String, location: SQLiteLocation, fingerprinter: Fingerprinter, retainedRuns: Int) throws {
+    init(directory: String, location: SQLiteLocation, fingerprinter: Fingerprinter, retainedRuns: Int, readOnly: Bool = false) throws {
         self.directory = directory
         stateDirectory = directory + "/.jobgraph"
         self.fingerprinter = fingerprinter
         self.retainedRuns = max(1, retainedRuns)
-        let connection = try SQLiteDatabase(location: location)
-        try StateSchema.migrate(connection)
+        self.isReadOnly = readOnly
+        let connection = try SQLiteDatabase(location: location, readOnly: readOnly)
+        if readOnly { try StateSchema.checkReadable(connection) } else { try StateSchema.migrate(connection) }
         database = Locked(connection)
     }
 

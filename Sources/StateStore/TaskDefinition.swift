@@ -74,9 +74,12 @@ public struct TaskDefinition: Sendable, Hashable {
     }
 
     /// The SHA-256 (lower-case hex) of the canonical encoding: equal definitions, equal fingerprints.
-    public var fingerprint: String {
+    public var fingerprint: String { Self.fingerprint(ofEncoding: canonicalEncoding) }
+
+    /// The fingerprint of a `canonicalEncoding`, for a caller that keeps the encoding too.
+    static func fingerprint(ofEncoding encoding: String) -> String {
         var hasher = SHA256()
-        var encoding = canonicalEncoding
+        var encoding = encoding
         encoding.withUTF8 { hasher.update(UnsafeRawBufferPointer($0)) }
         return hasher.finalizeHex()
     }

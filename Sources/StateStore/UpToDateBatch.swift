@@ -26,7 +26,7 @@ public final class UpToDateBatch {
     public func check(_ task: TaskID, definition: TaskDefinition) -> UpToDateCheck {
         if definition.inputs.isEmpty && definition.outputs.isEmpty { return StateStore.untrackedCheck(definition) }
         let files = store.inputFiles(of: definition)
-        let (check, fresh) = store.judge(definition, files: files, stored: stored[task.rawValue], known: known) { path in
+        let (check, fresh) = store.judge(task, definition, files: files, stored: stored[task.rawValue], known: known) { path in
             if let status = statuses[path] { return status }
             let status = FileStatus(path: path)
             statuses[path] = status
