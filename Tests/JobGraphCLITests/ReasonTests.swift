@@ -200,6 +200,72 @@ struct ReasonTests {
                 "\(decisions)")
     }
 
+    /// Tasks whose conditions, `when`, service or fan-out decide at run time: the dry run says so.
+    @Test func tasksDecidedAtTheirStartSayWhy() async throws {
+        let folder = try PipelineFolder("""
+            version: 1
+            tasks:
+              server:
+                run: python3 -m http.server 8765
+                service: {ready: {reachable: "127.0.0.1:8765"}, timeout: 10s}
+              deploy:
+                needs: [server]
+                conditions: [{env: TOKEN}]
+                run: ./deploy
+              photo:
+                foreach: {from: photos.json}
+                run: echo {{ item }}
+              cleanup:
+                needs: [deploy]
+                when: always
+                run: echo cleanup
+              alarm:
+                needs: [deploy]
+                when: failure
+                run: echo alarm
+            """)
+        defer { folder.remove() }
+        let dry = try await dryRun(in: folder)
+        #expect(dry.mapValues(\.reason) == [
+            "server": "it is a service (always runs)",
+            "deploy": "may run: its conditions are checked when its needs are done",
+            "photo[*]": "may run: its items are read at run time",
+            "cleanup": "may run: once its needs are done, whatever they did",
+        ])
+        // The plan leaves out what runs only after a failure; explain says why it may run.
+        let alarm = try await JobGraphBinary.run(["explain", "p.yaml", "alarm"], in: folder.directory)
+        #expect(alarm.outputLines == [
+            "alarm: may run: only if a need fails",
+            "  deploy: may run: its conditions are checked when its needs are done",
+            "    server: runs because it is a service (always runs)",
+        ])
+    }
+
+    @Test func aTaskThatFailedAfterASuccessDidNotSucceedLastTime() async throws {
+        let folder = try PipelineFolder("""
+            version: 1
+            tasks:
+              relapse:
+                run: test ! -f broken && echo ok > relapse.out
+                outputs: [relapse.out]
+            """)
+        defer { folder.remove() }
+        #expect(try await folder.run().status == 0)
+        #expect(try await dryRun(in: folder)["relapse"]?.reason == "up-to-date")
+        try folder.write("", to: "broken")
+        try folder.rewrite("""
+            version: 1
+            tasks:
+              relapse:
+                run: test ! -f broken && echo ok > relapse.out
+                outputs: [relapse.out]
+                env: {AGAIN: "1"}
+            """)
+        let failed = try await folder.run()
+        #expect(failed.finalStates["relapse"] == "failed")
+        #expect(try await dryRun(in: folder)["relapse"]?.reason == "did not succeed last time")
+    }
+
     @Test func explainWalksTheNeedsDepthFirstEachOnce() async throws {
         let folder = try PipelineFolder("""
             version: 1
