@@ -113,8 +113,8 @@ struct ReasonTests {
             #expect(table.outputLines.contains { $0.contains(" \(task) ") && $0.hasSuffix("  " + reason) }, "\(task): \(table.outputLines)")
         }
 
-        let forced = try await dryRun(in: folder, ["--force"])
-        #expect(Set(forced.values.map(\.reason)) == ["--force"])
+        let forcedPlan = try await dryRun(in: folder, ["--force"])
+        #expect(Set(forcedPlan.values.map(\.reason)) == ["--force"])
 
         // The run does what the dry run said, and says why on the line where each task starts.
         try folder.write("", to: "fixed")
@@ -133,6 +133,19 @@ struct ReasonTests {
                 "\(run.outcome.outputLines)")
         let laterEnd = run.events.last { $0["task"] as? String == "later" }
         #expect(laterEnd?["reason"] as? String == "input 'edited.out' changed")
+        // Every reason an event carries is on the `--explain` line of the same transition.
+        for event in run.events {
+            guard let task = event["task"] as? String, let from = event["from"] as? String, let to = event["to"] as? String,
+                  let reason = event["reason"] as? String else { continue }
+            let line = "] \(task)  \(from) -> \(to)  ("
+            #expect(run.outcome.outputLines.contains { $0.contains(line) && ($0.hasSuffix(" " + reason + ")") || $0.hasSuffix("(" + reason + ")") || reason == to) },
+                    "\(line)\(reason)")
+        }
+
+        let forced = try await folder.run(["--force", "--explain"])
+        #expect(forced.status == 0)
+        #expect(Set(Self.startReasons(in: forced.events).values) == ["--force"])
+        #expect(forced.outcome.outputLines.contains { $0.hasSuffix("] fresh  ready -> executing  (--force)") })
     }
 
     /// The issue's own steps: `gen` writes `a.txt`, `use` reads it, the user edits `a.txt`.
