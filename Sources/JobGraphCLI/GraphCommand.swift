@@ -22,8 +22,7 @@ struct GraphCommand: AsyncParsableCommand {
     var tasks: [String] = []
 
     func run() async throws {
-        var graph = try checkedGraph(pipeline)
-        if !tasks.isEmpty { graph = try selected(tasks, from: graph) }
+        let graph = try checkedSelection(pipeline, tasks: tasks).graph
         let text = switch format {
         case .dot: graph.dotText
         case .mermaid: graph.mermaidText

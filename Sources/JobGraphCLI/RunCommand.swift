@@ -3,6 +3,7 @@ import ArgumentParser
 import Execution
 import Foundation
 import JobGraphSystem
+import PipelineModel
 import Reporters
 import Steps
 import TaskGraph
@@ -18,17 +19,20 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "Run only these tasks and what they need.")
     var tasks: [String] = []
 
-    @Flag(help: "Check the pipeline and print the plan; run nothing.")
+    @Flag(name: [.customShort("n"), .long], help: "Check the pipeline and print the plan; run nothing.")
     var dryRun = false
 
-    @Option(help: "Most tasks executing at once overall (default: the number of CPUs).")
+    @Option(name: [.customShort("j"), .long], help: "Most tasks executing at once overall (default: the number of CPUs).")
     var jobs: Int?
 
-    @Flag(help: "After a failure, keep starting tasks that do not depend on it.")
+    @Flag(name: [.customShort("k"), .long], help: "After a failure, keep starting tasks that do not depend on it.")
     var keepGoing = false
 
     @Option(help: "How to show progress: auto, tty, plain or json.")
     var progress: ProgressMode = .auto
+
+    @Option(help: "How tasks' output is shown: prefixed (default), grouped or interleaved; overrides 'output' in the file.")
+    var output: OutputMode?
 
     @Option(help: ArgumentHelp("Also write every event as JSON Lines to this file.", valueName: "FILE"))
     var events: String?
@@ -50,8 +54,7 @@ struct RunCommand: AsyncParsableCommand {
     var runsTasks: Bool { !dryRun }
 
     func run() async throws {
-        var graph = try checkedGraph(pipeline)
-        if !tasks.isEmpty { graph = try selected(tasks, from: graph) }
+        let (source, graph) = try checkedSelection(pipeline, tasks: tasks)
         let processorCount = ProcessInfo.processInfo.activeProcessorCount
         let jobs = self.jobs ?? processorCount
         if dryRun {
@@ -59,7 +62,7 @@ struct RunCommand: AsyncParsableCommand {
             return
         }
         let environment = ProcessInfo.processInfo.environment
-        let pipelineDirectory = URL(fileURLWithPath: pipeline.file).deletingLastPathComponent().standardizedFileURL.path
+        let pipelineDirectory = source.directory
         var configuration = RunConfiguration(
             jobs: jobs, keepGoing: keepGoing, pipelineDirectory: pipelineDirectory,
             stateDirectory: pipelineDirectory + "/.jobgraph", environment: environment, processorCount: processorCount)
@@ -67,7 +70,9 @@ struct RunCommand: AsyncParsableCommand {
         let state = try openState(in: pipelineDirectory, wait: wait)
         let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
 
-        var observers: [any RunObserver] = [makeProgressObserver(mode: progress, console: .standardOutput, environment: environment)]
+        var observers: [any RunObserver] = [makeProgressObserver(
+            mode: progress, console: .standardOutput, environment: environment,
+            output: output ?? graph.pipeline.output ?? .prefixed)]
         if let trace { observers.append(ChromeTraceWriter(path: trace)) }
         if let events {
             do {
@@ -100,6 +105,7 @@ struct RunCommand: AsyncParsableCommand {
 }
 
 extension ProgressMode: ExpressibleByArgument {}
+extension OutputMode: ExpressibleByArgument {}
 
 /// Turns the signals the event loop reads into commands for the runner (contract: "Exit codes and signals").
 final class RunControlRelay: Sendable {
