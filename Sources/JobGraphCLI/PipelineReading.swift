@@ -20,9 +20,22 @@ func checkedGraph(_ options: PipelineOptions, file: String) throws -> TaskGraph 
 /// with exit status 2.
 func checkedSelection(_ options: PipelineOptions, tasks: [String]) throws -> (source: ResolvedPipeline, graph: TaskGraph) {
     let source = try options.resolved(tasks: tasks)
-    var graph = try checkedGraph(options, file: source.file)
-    if !source.tasks.isEmpty { graph = try selected(source.tasks, from: graph) }
+    guard let graph = reportedSelection(source, variableOverrides: options.variableOverrides) else {
+        throw ExitCode(ExitStatus.invalid)
+    }
     return (source, graph)
+}
+
+/// Loads and checks the pipeline file and selects the named tasks and what they need, printing every
+/// problem; `nil` when there was an error.
+func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: String]) -> TaskGraph? {
+    var diagnostics = Diagnostics()
+    var graph = PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+    if let whole = graph, !diagnostics.hasErrors, !source.tasks.isEmpty {
+        graph = whole.selecting(source.tasks, diagnostics: &diagnostics)
+    }
+    report(diagnostics)
+    return diagnostics.hasErrors ? nil : graph
 }
 
 /// Prints diagnostics to standard error; on a terminal with the source line and a caret.

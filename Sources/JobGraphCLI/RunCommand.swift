@@ -46,8 +46,12 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "If another run of this pipeline holds its state, wait for it instead of exiting.")
     var wait = false
 
+    @Flag(help: "After the run, watch the selected tasks' inputs and the pipeline file; on a change, run again.")
+    var watch = false
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("'--jobs' must be at least 1") }
+        if watch && dryRun { throw ValidationError("'--watch' runs tasks; it cannot go with '--dry-run'") }
     }
 
     /// Whether this invocation runs tasks (and so handles signals itself).
@@ -61,79 +65,18 @@ struct RunCommand: AsyncParsableCommand {
             Console.standardOutput.write(lines: PlanPrinter(jobs: jobs).render(graph, processorCount: processorCount))
             return
         }
-        let environment = ProcessInfo.processInfo.environment
-        let pipelineDirectory = source.directory
-        var configuration = RunConfiguration(
-            jobs: jobs, keepGoing: keepGoing, pipelineDirectory: pipelineDirectory,
-            stateDirectory: pipelineDirectory + "/.jobgraph", environment: environment, processorCount: processorCount)
-        configuration.force = force
-        let state = try openState(in: pipelineDirectory, wait: wait)
-        let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
-
-        var observers: [any RunObserver] = [makeProgressObserver(
-            mode: progress, console: .standardOutput, environment: environment,
-            output: output ?? graph.pipeline.output ?? .prefixed)]
-        if let trace { observers.append(ChromeTraceWriter(path: trace)) }
-        if let events {
-            do {
-                observers.append(try JSONLinesReporter(path: events))
-            } catch {
-                Console.standardError.write(line: "error: \(error)")
-                throw ExitCode(ExitStatus.invalid)
-            }
+        let settings = RunSettings(jobs: self.jobs, keepGoing: keepGoing, force: force, progress: progress, output: output, trace: trace)
+        let context = try RunContext(settings: settings, pipelineDirectory: source.directory, wait: wait, events: events)
+        defer { context.close() }
+        let status: Int32
+        if watch {
+            status = try await WatchSession(context: context, source: source, variableOverrides: pipeline.variableOverrides).run(graph)
+        } else {
+            status = ExitStatus.of(try await context.runOnce(graph))
         }
-
-        let control = RunControlRelay()
-        let loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
-        defer { loop.stop() }
-        let runner = Runner(graph: graph, configuration: configuration,
-                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory),
-                            history: recorder, durations: expectedDurations(of: graph, from: state.store))
-        control.attach(runner)
-
-        async let summary = runner.run()
-        await ObserverHub.drain(runner.events, into: observers)
-        let result = await summary
-        for problem in recorder.finish(result, endTime: Date()) { Console.standardError.write(line: "warning: \(problem)") }
-        state.lock.release()
-        // With JSON progress, standard output carries only events; the summary goes beside it.
-        let summaryConsole: Console = progress == .json ? .standardError : .standardOutput
-        summaryConsole.write(lines: SummaryPrinter().render(result))
-        let status = ExitStatus.of(result)
         if status != ExitStatus.success { throw ExitCode(status) }
     }
 }
 
 extension ProgressMode: ExpressibleByArgument {}
 extension OutputMode: ExpressibleByArgument {}
-
-/// Turns the signals the event loop reads into commands for the runner (contract: "Exit codes and signals").
-final class RunControlRelay: Sendable {
-    private let runner = RunnerReference()
-
-    func attach(_ runner: Runner) { self.runner.set(runner) }
-
-    /// Called on the event loop's thread.
-    func deliver(_ signal: ProcessSignal) {
-        guard let runner = runner.get() else { return }
-        switch signal {
-        case .interrupt: runner.control(.interrupt)
-        case .terminate: runner.control(.terminate)
-        case .user1: runner.control(.suspend)
-        case .user2: runner.control(.resume)
-        case .terminalStop:
-            // Ctrl-Z: stop the tasks' process groups, then this process, as a shell's job control would.
-            runner.control(.pauseProcesses)
-            raise(SIGSTOP)
-        case .continue: runner.control(.continueProcesses)
-        default: break
-        }
-    }
-}
-
-/// The runner, set once after the event loop that delivers signals to it exists.
-private final class RunnerReference: Sendable {
-    private let value = Locked<Runner?>(nil)
-    func set(_ runner: Runner) { value.withLock { $0 = runner } }
-    func get() -> Runner? { value.withLock { $0 } }
-}

@@ -143,7 +143,7 @@ struct GlobPattern: Sendable, Hashable {
         }
     }
 
-    private static func isFolder(_ entry: DirectoryEntry, at path: String, followingLinks: Bool) -> Bool {
+    static func isFolder(_ entry: DirectoryEntry, at path: String, followingLinks: Bool) -> Bool {
         switch entry.kind {
         case .directory: true
         case .symbolicLink: followingLinks && FileStatus(path: path)?.kind == .directory
