@@ -11,9 +11,20 @@ public struct DeclaredFiles: Sendable {
         public var directory: String
         public var inputs: [String]
         public var outputs: [String]
+
+        public init(id: TaskID, directory: String, inputs: [String], outputs: [String]) {
+            self.id = id
+            self.directory = directory
+            self.inputs = inputs
+            self.outputs = outputs
+        }
     }
 
     public var tasks: [Task]
+
+    public init(tasks: [Task]) {
+        self.tasks = tasks
+    }
 
     /// - Parameters:
     ///   - graph: the selected tasks; a dynamic fan-out's items do not exist yet, so its own paths count

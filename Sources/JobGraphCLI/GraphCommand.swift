@@ -31,12 +31,3 @@ struct GraphCommand: AsyncParsableCommand {
         Console.standardOutput.write(text.hasSuffix("\n") ? text : text + "\n")
     }
 }
-
-/// The subgraph of the named tasks and what they need; an unknown name is a command-line error (exit 2).
-func selected(_ names: [String], from graph: TaskGraph) throws -> TaskGraph {
-    var diagnostics = Diagnostics()
-    let subgraph = graph.selecting(names, diagnostics: &diagnostics)
-    report(diagnostics)
-    guard let subgraph, !diagnostics.hasErrors else { throw ExitCode(ExitStatus.invalid) }
-    return subgraph
-}

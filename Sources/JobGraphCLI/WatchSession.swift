@@ -43,7 +43,13 @@ struct WatchSession {
         let console = context.messageConsole
         var graph = first
         var pending = inputs.makeAsyncIterator()
+        _ = context.control.takePendingStop()  // one from before the first run was ignored, as always
         while true {
+            switch context.control.takePendingStop() {
+            case .interrupt?: return ExitStatus.interrupted
+            case .terminate?: return ExitStatus.terminated
+            case nil: break
+            }
             let watchSet = WatchSet(files: DeclaredFiles(graph: graph, configuration: context.configuration),
                                     pipelineFile: pipelineFile, stateDirectory: context.configuration.stateDirectory)
             watch(watchSet.folders, with: watcher)
@@ -57,8 +63,10 @@ struct WatchSession {
                 case .signal(.terminate): return ExitStatus.terminated
                 case .signal: continue
                 case .changes(let changes):
+                    var changed: [String] = []
                     for change in changes where change.isDirectory && change.isCreation && watchSet.watchesNewFolder(change.path) {
                         watch(WatchSet.foldersBelow(change.path), with: watcher)
+                        changed += watchSet.inputs(below: change.path)
                     }
                     if changes.contains(where: { $0.path == pipelineFile }) {
                         guard let reloaded = reportedSelection(source, variableOverrides: variableOverrides) else {
@@ -69,9 +77,9 @@ struct WatchSession {
                         console.write(line: WatchText.reload(source.file))
                         break waiting
                     }
-                    let changed = changes.filter { !$0.isDirectory && watchSet.isInput($0.path) }.map { shown($0.path) }
+                    changed += changes.filter { !$0.isDirectory && watchSet.isInput($0.path) }.map(\.path)
                     guard !changed.isEmpty else { continue }
-                    console.write(line: WatchText.rerun(after: changed))
+                    console.write(line: WatchText.rerun(after: Array(Set(changed.map(shown)))))
                     break waiting
                 }
             }

@@ -61,6 +61,14 @@ public struct WatchSet: Sendable {
         return !name.hasPrefix(".") && recursiveRoots.contains { Self.isInside(path, $0) } && !Self.isInside(path, stateDirectory)
     }
 
+    /// The inputs already inside a folder just created (or moved in): they were written before its
+    /// watch existed, so no event named them.
+    public func inputs(below folder: String) -> [String] {
+        var files = Set<String>()
+        GlobPattern.allFiles(below: folder, into: &files)
+        return files.filter(isInput).sorted()
+    }
+
     /// `path` and every folder below it, skipping hidden and linked ones, for a folder just created.
     public static func foldersBelow(_ path: String) -> [String] {
         GlobPattern.folders(from: path)

@@ -127,6 +127,30 @@ struct WatchTests {
         _ = try await Self.interrupt(running)
     }
 
+    @Test func aFileInANewSubfolderMatchingAGlobRerunsTheTask() async throws {
+        let yaml = """
+            version: 1
+            tasks:
+              list: {run: "find src -name '*.c' | sort > list.txt", inputs: ["src/**/*.c"], outputs: [list.txt]}
+            """
+        let running = try Self.start(yaml)
+        defer { running.directory.remove() }
+        try FileManager.default.createDirectory(atPath: running.directory.file("src"), withIntermediateDirectories: true)
+        try running.directory.write("", to: "src/a.c")
+        #expect(await Self.waitForWatching(running, count: 1))
+        // Folder and file at once: the file lands before jobgraph can watch the new folder.
+        try FileManager.default.createDirectory(atPath: running.directory.file("src/new/deeper"), withIntermediateDirectories: true)
+        try running.directory.write("", to: "src/new/deeper/b.c")
+        #expect(await Self.waitForWatching(running, count: 2))
+        #expect(running.standardOutput.contains("change in src/new/deeper/b.c: running again\n"), "\(running.standardOutput)")
+        #expect(running.directory.read("list.txt") == "src/a.c\nsrc/new/deeper/b.c\n")
+        // And a file added later in that folder, now watched.
+        try running.directory.write("", to: "src/new/deeper/c.c")
+        #expect(await Self.waitForWatching(running, count: 3))
+        #expect(running.directory.read("list.txt") == "src/a.c\nsrc/new/deeper/b.c\nsrc/new/deeper/c.c\n")
+        _ = try await Self.interrupt(running)
+    }
+
     private static func waitForTransitions(_ running: RunningJobGraph, executing count: Int) async -> Bool {
         await running.waitForTransitions(to: "executing", count: count, in: "events.jsonl")
     }
