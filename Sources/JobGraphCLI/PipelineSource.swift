@@ -25,6 +25,10 @@ struct PipelineSource: ParsableArguments {
     ///   argument is then always the file.
     func resolved(tasks: [String]? = nil) throws -> ResolvedPipeline {
         if let explicitFile {
+            if tasks == nil, let firstArgument {
+                Console.standardError.write(line: "error: unexpected argument '\(firstArgument)': -f already names the pipeline file")
+                throw ExitCode(ExitStatus.invalid)
+            }
             return ResolvedPipeline(file: explicitFile, tasks: (firstArgument.map { [$0] } ?? []) + (tasks ?? []))
         }
         if let firstArgument, tasks == nil || PipelineDiscovery.namesFile(firstArgument) {

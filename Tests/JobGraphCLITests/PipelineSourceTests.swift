@@ -84,6 +84,15 @@ struct PipelineSourceTests {
         #expect(!directory.exists("wrong.ran") && !directory.exists("ci/build.ran"))
     }
 
+    @Test func aCommandWithoutTasksRejectsAnArgumentBesideDashF() async throws {
+        let directory = try Self.project()
+        defer { directory.remove() }
+        let outcome = try await JobGraphBinary.run(["validate", "-f", "jobgraph.yaml", "other.yaml"], in: directory)
+        #expect(outcome.status == 2)
+        #expect(outcome.errorLines == ["error: unexpected argument 'other.yaml': -f already names the pipeline file"])
+        #expect(outcome.standardOutput.isEmpty)
+    }
+
     @Test func aMistypedTaskGetsADidYouMeanAndRunsNothing() async throws {
         let directory = try Self.project()
         defer { directory.remove() }
