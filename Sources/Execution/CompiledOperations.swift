@@ -8,28 +8,37 @@ import TaskGraph
 ///
 /// The queues describe the run as the contract does; the operations are started directly when the `Plan`
 /// says so (see `OperationStarter`), which enforces the same limits, so the queues never hold one.
-struct CompiledOperations {
-    let queues: [OperationQueue]
-    let operations: [TaskOperation]
-
-    /// - Parameter begin: what an operation calls when it starts, with its task's index.
-    init(graph: TaskGraph, tasks: [RunTask], layout: QueueLayout, begin: @escaping @Sendable (Int) -> Void) {
-        queues = layout.names.indices.map { index in
+///
+/// A task found up to date before the run, with all its needs, gets no operation: it never executes, and
+/// making 10,000 operations with their dependency edges was a third of a no-op rerun's own work (callgrind).
+enum CompiledOperations {
+    /// One queue per named queue, in `QueueLayout` order.
+    static func queues(_ layout: QueueLayout) -> [OperationQueue] {
+        layout.names.indices.map { index in
             let queue = OperationQueue()
             queue.name = layout.names[index]
             queue.maxConcurrentOperationCount = layout.limits[index]
             if let qos = layout.qualities[index] { queue.qualityOfService = qos.foundationValue }
             return queue
         }
-        let operations = tasks.indices.map { index in Self.operation(index, for: tasks[index], begin: begin) }
+    }
+
+    /// One operation per task but those `endedBeforeRun`, with their `needs` as dependencies.
+    /// - Parameter begin: what an operation calls when it starts, with its task's index.
+    static func operations(graph: TaskGraph, tasks: [RunTask], endedBeforeRun: [Bool],
+                           begin: @escaping @Sendable (Int) -> Void) -> [TaskOperation?] {
+        let operations = tasks.indices.map { index in
+            endedBeforeRun[index] ? nil : operation(index, for: tasks[index], begin: begin)
+        }
         for (index, operation) in operations.enumerated() {
+            guard let operation else { continue }
             // A service's dependents start once it is ready, while its operation still executes, so that
             // one kind of need is not an operation dependency (the Plan keeps the rule).
             for need in graph.dependencies[index] where graph.nodes[need].spec.service == nil {
-                operation.addDependency(operations[need])
+                if let needed = operations[need] { operation.addDependency(needed) }
             }
         }
-        self.operations = operations
+        return operations
     }
 
     /// The operation of one task, also of an item a dynamic fan-out adds while the run goes on.

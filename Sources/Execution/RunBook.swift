@@ -11,7 +11,8 @@ struct RunBook {
     var plan: Plan
     /// Graph nodes first, then the items dynamic fan-outs add, in the Plan's numbering.
     var tasks: [RunTask]
-    var operations: [TaskOperation]
+    /// `nil` for a task that ended before the run (up to date with all its needs); filled by `Runner.run`.
+    var operations: [TaskOperation?] = []
     var attempts: [Int]
     var attemptStarted: [ContinuousClock.Instant?]
     var firstStarted: [Double?]
@@ -39,10 +40,9 @@ struct RunBook {
     var stopRequests = 0
     var waiter: CheckedContinuation<Void, Never>?
 
-    init(plan: Plan, tasks: [RunTask], operations: [TaskOperation]) {
+    init(plan: Plan, tasks: [RunTask]) {
         self.plan = plan
         self.tasks = tasks
-        self.operations = operations
         let count = tasks.count
         attempts = Array(repeating: 0, count: count)
         attemptStarted = Array(repeating: nil, count: count)

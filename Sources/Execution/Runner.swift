@@ -55,9 +55,9 @@ public final class Runner: Sendable {
         // The operations start their task through a weak reference: the runner owns them, not the reverse.
         let box = WeakBox<Runner>()
         beginBox = box
-        let compiled = CompiledOperations(graph: graph, tasks: tasks, layout: layout, begin: Self.beginning(through: box))
-        queues = compiled.queues
-        state = Locked(RunBook(plan: plan, tasks: tasks, operations: compiled.operations))
+        queues = CompiledOperations.queues(layout)
+        // The operations are made by `run()`, once it knows which tasks need none.
+        state = Locked(RunBook(plan: plan, tasks: tasks))
         startInstant = clock.now
         beginBox.value = self
     }
@@ -71,7 +71,7 @@ public final class Runner: Sendable {
     public func run() async -> RunSummary {
         events.yield(.started(RunStart(pipelineFile: graph.pipeline.file, taskCount: graph.nodes.count,
                                              jobs: configuration.jobs, time: Date())))
-        decideUpToDateTasks()
+        prepareTasks()
         let step = state.withLock { book in
             let transitions = book.plan.begin()
             emit(transitions, in: &book)
@@ -93,17 +93,21 @@ public final class Runner: Sendable {
         return summary
     }
 
-    /// Finds, before anything runs, the tasks that need not run (see `UpToDatePrepass`), and ranks the rest
-    /// by their expected durations.
-    func decideUpToDateTasks() {
+    /// Finds, before anything runs, the tasks that need not run (see `UpToDatePrepass`), ranks the rest by
+    /// their expected durations, and makes the operations of those that may run.
+    func prepareTasks() {
         var prepass: UpToDatePrepass?
+        let tasks = state.withLock { $0.tasks }
         if let history, !configuration.force, let resolver = try? resolver.get(), let batch = history.makeBatchCheck() {
-            let tasks = state.withLock { $0.tasks }
             prepass = UpToDatePrepass(graph: graph, tasks: tasks, resolver: resolver, batch: batch)
         }
         let allUpToDate = prepass?.isUpToDate.allSatisfy { $0 } ?? false
         let criticalPaths = allUpToDate ? nil : expectedDurations?().map { graph.criticalPathLengths(durations: $0) }
+        let operations = CompiledOperations.operations(
+            graph: graph, tasks: tasks, endedBeforeRun: prepass?.isUpToDate ?? Array(repeating: false, count: tasks.count),
+            begin: Self.beginning(through: beginBox))
         state.withLock { book in
+            book.operations = operations
             if let prepass {
                 for (index, answer) in prepass.answers.enumerated() { if let answer { book.answers[index] = answer } }
                 book.plan.markUpToDate(prepass.isUpToDate)
@@ -157,7 +161,9 @@ public final class Runner: Sendable {
             book.stoppedServices.insert(index)
             if let handle = book.executions[index]?.handle { step.stopServices.append(handle) }
         }
-        for index in step.finishedWithoutRunning + step.start { step.operations[index] = book.operations[index] }
+        for index in step.finishedWithoutRunning + step.start where index < book.operations.count {
+            step.operations[index] = book.operations[index]
+        }
         if book.plan.isFinished {
             step.waiter = book.waiter
             book.waiter = nil

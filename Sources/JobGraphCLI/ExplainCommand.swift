@@ -11,17 +11,21 @@ struct ExplainCommand: AsyncParsableCommand {
     @OptionGroup var pipeline: PipelineOptions
 
     @Argument(help: "The task to explain (a fan-out's name explains each of its items).")
-    var task: String
+    var task: [String] = []
 
     @Flag(help: "As a run with --force would decide.")
     var force = false
 
     func run() async throws {
-        let graph = try selected([task], from: try checkedGraph(pipeline))
+        let (source, graph) = try checkedSelection(pipeline, tasks: task)
+        guard source.tasks.count == 1, let name = source.tasks.first else {
+            Console.standardError.write(line: "error: explain takes one task name, not \(source.tasks.count)")
+            throw ExitCode(ExitStatus.invalid)
+        }
         let processorCount = ProcessInfo.processInfo.activeProcessorCount
-        var configuration = runConfiguration(pipelineFile: pipeline.file, jobs: processorCount, processorCount: processorCount)
+        var configuration = runConfiguration(pipelineDirectory: source.directory, jobs: processorCount, processorCount: processorCount)
         configuration.force = force
         let reasons = try forecast(of: graph, configuration: configuration).reasons
-        Console.standardOutput.write(lines: ExplainPrinter().render(graph, reasons: reasons, task: task))
+        Console.standardOutput.write(lines: ExplainPrinter().render(graph, reasons: reasons, task: name))
     }
 }

@@ -3,6 +3,7 @@ import ArgumentParser
 import Execution
 import Foundation
 import JobGraphSystem
+import PipelineModel
 import Reporters
 import Steps
 import TaskGraph
@@ -18,7 +19,7 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "Run only these tasks and what they need.")
     var tasks: [String] = []
 
-    @Flag(help: "Check the pipeline and print the plan, with why each task would run or not; run nothing.")
+    @Flag(name: [.customShort("n"), .long], help: "Check the pipeline and print the plan, with why each task would run or not; run nothing.")
     var dryRun = false
 
     @Flag(help: "With --dry-run: print the plan as one JSON document.")
@@ -27,14 +28,17 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Say on the line where each task starts why it runs, or why it is up to date.")
     var explain = false
 
-    @Option(help: "Most tasks executing at once overall (default: the number of CPUs).")
+    @Option(name: [.customShort("j"), .long], help: "Most tasks executing at once overall (default: the number of CPUs).")
     var jobs: Int?
 
-    @Flag(help: "After a failure, keep starting tasks that do not depend on it.")
+    @Flag(name: [.customShort("k"), .long], help: "After a failure, keep starting tasks that do not depend on it.")
     var keepGoing = false
 
     @Option(help: "How to show progress: auto, tty, plain or json.")
     var progress: ProgressMode = .auto
+
+    @Option(help: "How tasks' output is shown: prefixed (default), grouped or interleaved; overrides 'output' in the file.")
+    var output: OutputMode?
 
     @Option(help: ArgumentHelp("Also write every event as JSON Lines to this file.", valueName: "FILE"))
     var events: String?
@@ -48,8 +52,12 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "If another run of this pipeline holds its state, wait for it instead of exiting.")
     var wait = false
 
+    @Flag(help: "After the run, watch the selected tasks' inputs and the pipeline file; on a change, run again.")
+    var watch = false
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("'--jobs' must be at least 1") }
+        if watch && dryRun { throw ValidationError("'--watch' runs tasks; it cannot go with '--dry-run'") }
         if json && !dryRun { throw ValidationError("'--json' applies only with '--dry-run'; for a run's events use '--progress json'") }
     }
 
@@ -57,16 +65,13 @@ struct RunCommand: AsyncParsableCommand {
     var runsTasks: Bool { !dryRun }
 
     func run() async throws {
-        var graph = try checkedGraph(pipeline)
-        if !tasks.isEmpty { graph = try selected(tasks, from: graph) }
+        let (source, graph) = try checkedSelection(pipeline, tasks: tasks)
         let processorCount = ProcessInfo.processInfo.activeProcessorCount
         let jobs = self.jobs ?? processorCount
-        let environment = ProcessInfo.processInfo.environment
-        var configuration = runConfiguration(pipelineFile: pipeline.file, jobs: jobs, processorCount: processorCount)
-        configuration.keepGoing = keepGoing
-        configuration.force = force
-        let pipelineDirectory = configuration.pipelineDirectory
         if dryRun {
+            var configuration = runConfiguration(pipelineDirectory: source.directory, jobs: jobs, processorCount: processorCount)
+            configuration.keepGoing = keepGoing
+            configuration.force = force
             let reasons = try forecast(of: graph, configuration: configuration).reasons
             let printer = PlanPrinter(jobs: jobs)
             if json {
@@ -76,70 +81,19 @@ struct RunCommand: AsyncParsableCommand {
             }
             return
         }
-        let state = try openState(in: pipelineDirectory, wait: wait)
-        let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
-
-        var observers: [any RunObserver] = [makeProgressObserver(mode: progress, console: .standardOutput, environment: environment, explains: explain)]
-        if let trace { observers.append(ChromeTraceWriter(path: trace)) }
-        if let events {
-            do {
-                observers.append(try JSONLinesReporter(path: events))
-            } catch {
-                Console.standardError.write(line: "error: \(error)")
-                throw ExitCode(ExitStatus.invalid)
-            }
+        let settings = RunSettings(jobs: self.jobs, keepGoing: keepGoing, force: force, progress: progress, output: output, trace: trace,
+                                   explain: explain)
+        let context = try RunContext(settings: settings, pipelineDirectory: source.directory, wait: wait, events: events)
+        defer { context.close() }
+        let status: Int32
+        if watch {
+            status = try await WatchSession(context: context, source: source, variableOverrides: pipeline.variableOverrides).run(graph)
+        } else {
+            status = ExitStatus.of(try await context.runOnce(graph))
         }
-
-        let control = RunControlRelay()
-        let loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
-        defer { loop.stop() }
-        let runner = Runner(graph: graph, configuration: configuration,
-                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory),
-                            history: recorder, expectedDurations: { [graph, store = state.store] in expectedDurations(of: graph, from: store) })
-        control.attach(runner)
-
-        async let summary = runner.run()
-        await ObserverHub.drain(runner.events, into: observers)
-        let result = await summary
-        for problem in recorder.finish(result, endTime: Date()) { Console.standardError.write(line: "warning: \(problem)") }
-        state.lock.release()
-        // With JSON progress, standard output carries only events; the summary goes beside it.
-        let summaryConsole: Console = progress == .json ? .standardError : .standardOutput
-        summaryConsole.write(lines: SummaryPrinter().render(result))
-        let status = ExitStatus.of(result)
         if status != ExitStatus.success { throw ExitCode(status) }
     }
 }
 
 extension ProgressMode: ExpressibleByArgument {}
-
-/// Turns the signals the event loop reads into commands for the runner (contract: "Exit codes and signals").
-final class RunControlRelay: Sendable {
-    private let runner = RunnerReference()
-
-    func attach(_ runner: Runner) { self.runner.set(runner) }
-
-    /// Called on the event loop's thread.
-    func deliver(_ signal: ProcessSignal) {
-        guard let runner = runner.get() else { return }
-        switch signal {
-        case .interrupt: runner.control(.interrupt)
-        case .terminate: runner.control(.terminate)
-        case .user1: runner.control(.suspend)
-        case .user2: runner.control(.resume)
-        case .terminalStop:
-            // Ctrl-Z: stop the tasks' process groups, then this process, as a shell's job control would.
-            runner.control(.pauseProcesses)
-            raise(SIGSTOP)
-        case .continue: runner.control(.continueProcesses)
-        default: break
-        }
-    }
-}
-
-/// The runner, set once after the event loop that delivers signals to it exists.
-private final class RunnerReference: Sendable {
-    private let value = Locked<Runner?>(nil)
-    func set(_ runner: Runner) { value.withLock { $0 = runner } }
-    func get() -> Runner? { value.withLock { $0 } }
-}
+extension OutputMode: ExpressibleByArgument {}

@@ -39,11 +39,10 @@ func expectedDurations(of graph: TaskGraph, from store: StateStore) -> [Double]?
     return graph.nodes.map { measured[$0.id] ?? measured[$0.baseID] ?? typical }
 }
 
-/// A run's configuration for the pipeline file `pipelineFile`, with the process's environment: what the
-/// run, its dry run and `explain` all resolve tasks with.
-func runConfiguration(pipelineFile: String, jobs: Int, processorCount: Int) -> RunConfiguration {
-    let pipelineDirectory = URL(fileURLWithPath: pipelineFile).deletingLastPathComponent().standardizedFileURL.path
-    return RunConfiguration(jobs: jobs, pipelineDirectory: pipelineDirectory, stateDirectory: pipelineDirectory + "/.jobgraph",
+/// A run's configuration for the pipeline in `pipelineDirectory` (absolute), with the process's
+/// environment: what the run, its dry run and `explain` all resolve tasks with.
+func runConfiguration(pipelineDirectory: String, jobs: Int, processorCount: Int) -> RunConfiguration {
+    RunConfiguration(jobs: jobs, pipelineDirectory: pipelineDirectory, stateDirectory: pipelineDirectory + "/.jobgraph",
                             environment: ProcessInfo.processInfo.environment, processorCount: processorCount)
 }
 

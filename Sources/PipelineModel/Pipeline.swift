@@ -15,6 +15,8 @@ public struct Pipeline: Sendable {
     public var tasks: [TaskSpec]
     public var onSuccess: Template?
     public var onFailure: Template?
+    /// `output:`, how the console shows what tasks print; `nil` when the file does not say.
+    public var output: OutputMode?
 
     public init(
         file: String, version: Int = 1, name: String? = nil, variables: [Variable] = [],

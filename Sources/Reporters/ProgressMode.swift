@@ -1,4 +1,5 @@
 import Execution
+import PipelineModel
 
 /// How a run shows its progress: `--progress auto|tty|plain|json` (contract: "The command line").
 public enum ProgressMode: String, CaseIterable, Sendable {
@@ -19,16 +20,19 @@ public enum ProgressMode: String, CaseIterable, Sendable {
 /// garble a log file or a pipe.
 /// - Parameters:
 ///   - environment: the process environment, for `TERM`.
+///   - output: how the lines tasks print are shown (JSON carries them as events whatever it says).
 ///   - explains: lines say why each task runs or not (`run --explain`); JSON carries the reasons anyway.
 public func makeProgressObserver(mode: ProgressMode, console: Console, environment: [String: String],
-                                 explains: Bool = false) -> any RunObserver {
+                                 output: OutputMode = .prefixed, explains: Bool = false) -> any RunObserver {
     switch mode {
     case .json:
         return JSONLinesReporter(sink: console)
     case .plain:
-        return PlainLinesReporter(sink: console, explains: explains)
+        return PlainLinesReporter(sink: console, output: output, explains: explains)
     case .auto, .tty:
-        guard console.isInteractiveTerminal(environment: environment) else { return PlainLinesReporter(sink: console, explains: explains) }
-        return TTYBoard(sink: console, terminalSize: { console.terminalSize() ?? .fallback }, explains: explains)
+        guard console.isInteractiveTerminal(environment: environment) else {
+            return PlainLinesReporter(sink: console, output: output, explains: explains)
+        }
+        return TTYBoard(sink: console, terminalSize: { console.terminalSize() ?? .fallback }, output: output, explains: explains)
     }
 }

@@ -13,12 +13,27 @@ public struct Fingerprinter: Sendable {
 
     /// The regular files the `patterns` match below `directory` (absolute), deduplicated and sorted.
     public func files(matching patterns: [String], in directory: String) -> [String] {
-        var seen = Set<String>()
+        files(matching: patterns, in: directory, status: { FileStatus(path: $0) })
+    }
+
+    /// - Parameter status: how a path without wildcards is examined (a whole-run check examines each once).
+    func files(matching patterns: [String], in directory: String, status: (String) -> FileStatus?) -> [String] {
         var files: [String] = []
         for pattern in patterns {
-            for file in GlobPattern(pattern).files(in: directory) where seen.insert(file).inserted { files.append(file) }
+            let glob = GlobPattern(pattern)
+            // The usual input is one file named outright: one examination, no set, no sort.
+            if !glob.hasWildcards, case let path = glob.literalPath(in: directory), let kind = status(path)?.kind, kind != .directory {
+                if kind == .regular { files.append(path) }
+                continue
+            }
+            files += glob.files(in: directory)
         }
-        return files.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        files.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        // Sorted, so a file two patterns match stands twice in a row.
+        var unique: [String] = []
+        unique.reserveCapacity(files.count)
+        for file in files where unique.last != file { unique.append(file) }
+        return unique
     }
 
     /// The first of `patterns` that names nothing: a path without wildcards must exist (file or folder),

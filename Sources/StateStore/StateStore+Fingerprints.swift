@@ -33,8 +33,9 @@ extension StateStore {
     }
 
     /// The files a definition's `inputs` name now, each with its store key.
-    func inputFiles(of definition: TaskDefinition) -> [(key: String, path: String)] {
-        fingerprinter.files(matching: definition.inputs, in: taskDirectory(definition)).map { (key: fileKey($0), path: $0) }
+    func inputFiles(of definition: TaskDefinition, status: (String) -> FileStatus? = { FileStatus(path: $0) })
+        -> [(key: String, path: String)] {
+        fingerprinter.files(matching: definition.inputs, in: taskDirectory(definition), status: status).map { (key: fileKey($0), path: $0) }
     }
 
     /// The verdict on a tracked task from what the store holds and the files say; also the file records
@@ -44,9 +45,8 @@ extension StateStore {
                known: [String: FileRecord], status: (String) -> FileStatus? = { FileStatus(path: $0) })
         -> (check: UpToDateCheck, refreshed: [FileRecord]) {
         let (hashed, refreshed, unreadable) = fingerprinter.hashes(of: files, known: known, status: status)
-        let encoding = definition.canonicalEncoding
-        let fingerprints = TaskFingerprints(definition: TaskDefinition.fingerprint(ofEncoding: encoding), inputs: hashed,
-                                            definitionText: encoding)
+        let (fingerprint, encoding) = definition.fingerprintAndEncoding
+        let fingerprints = TaskFingerprints(definition: fingerprint, inputs: hashed, definitionText: encoding)
         let verdict: UpToDateVerdict
         if let reason = Self.difference(from: stored, to: fingerprints) {
             verdict = .outOfDate(explained(reason, of: task, definition: definition))

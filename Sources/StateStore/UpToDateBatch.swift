@@ -25,15 +25,18 @@ public final class UpToDateBatch {
     /// The verdict on `task`, as `StateStore.checkUpToDate` would give it now.
     public func check(_ task: TaskID, definition: TaskDefinition) -> UpToDateCheck {
         if definition.inputs.isEmpty && definition.outputs.isEmpty { return StateStore.untrackedCheck(definition) }
-        let files = store.inputFiles(of: definition)
-        let (check, fresh) = store.judge(task, definition, files: files, stored: stored[task.rawValue], known: known) { path in
-            if let status = statuses[path] { return status }
-            let status = FileStatus(path: path)
-            statuses[path] = status
-            return status
-        }
+        let files = store.inputFiles(of: definition, status: examine)
+        let (check, fresh) = store.judge(task, definition, files: files, stored: stored[task.rawValue], known: known, status: examine)
         refreshed += fresh
         return check
+    }
+
+    /// A path's status, examined once per batch.
+    private func examine(_ path: String) -> FileStatus? {
+        if let status = statuses[path] { return status }
+        let status = FileStatus(path: path)
+        statuses[path] = status
+        return status
     }
 
     /// Stores the content records of the files read afresh, in one transaction.

@@ -385,15 +385,17 @@ struct ReasonTests {
         return reasons
     }
 
-    /// Every file under `directory` with its bytes, but SQLite's `-shm` index: every reader of a WAL
-    /// database marks its snapshot there, and it holds none of the data.
+    /// Every file under `directory` with its bytes, but SQLite's `-shm` index and an empty `-wal`: a reader
+    /// of a WAL database that finds neither creates them (empty) and marks its snapshot in the index, which
+    /// holds none of the data.
     static func snapshot(of directory: String) throws -> [String: Data] {
         var files: [String: Data] = [:]
         for name in try FileManager.default.subpathsOfDirectory(atPath: directory) where !name.hasSuffix("-shm") {
             let path = directory + "/" + name
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
-            files[name] = FileManager.default.contents(atPath: path)
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                  let bytes = FileManager.default.contents(atPath: path), !(name.hasSuffix("-wal") && bytes.isEmpty) else { continue }
+            files[name] = bytes
         }
         return files
     }
