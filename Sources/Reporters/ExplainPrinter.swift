@@ -29,7 +29,8 @@ public struct ExplainPrinter: Sendable {
 
     /// `up-to-date`, `runs because input 'a.txt' changed`, `may run: it needs 'gen', which will run`.
     static func verdict(_ reason: RunReason) -> String {
-        switch reason.decision {
+        if case .unresolvable = reason { return reason.description }
+        return switch reason.decision {
         case .upToDate, .mayRun: reason.description
         case .runs: "runs because \(reason)"
         }

@@ -20,7 +20,7 @@ public struct PlanPrinter: Sendable {
         var table = TextTable(header: ["step", "task", "queue", "priority", "qos", "needs", "notes"] + (reasons == nil ? [] : ["reason"]))
         for entry in entries(graph, layout: layout, reasons: reasons) {
             table.rows.append([
-                String(entry.step), entry.task, entry.queue, entry.priority, entry.qos,
+                entry.step.map(String.init) ?? "-", entry.task, entry.queue, entry.priority, entry.qos,
                 entry.needs.isEmpty ? "-" : entry.needs.joined(separator: ", "), entry.notes.joined(separator: "; "),
             ] + (entry.reason.map { [$0] } ?? []))
         }
@@ -43,10 +43,14 @@ public struct PlanPrinter: Sendable {
     /// The rows of the plan, in an order the tasks could start.
     private func entries(_ graph: TaskGraph, layout: QueueLayout, reasons: [RunReason]?) -> [PlanEntry] {
         let order = Plan(graph: graph, layout: layout, jobs: jobs, keepGoing: false).startOrder()
-        return order.enumerated().map { step, index in
+        // The start order assumes every task succeeds; what only a failure starts comes last, without a step.
+        let started = Set(order)
+        let steps: [(step: Int?, index: Int)] = order.enumerated().map { ($0.offset + 1, $0.element) }
+            + graph.nodes.indices.filter { !started.contains($0) }.map { (nil, $0) }
+        return steps.map { step, index in
             let node = graph.nodes[index]
             let reason = reasons.map { $0[index] }
-            return PlanEntry(step: step + 1, task: node.displayName, queue: layout.names[layout.queueOfTask[index]],
+            return PlanEntry(step: step, task: node.displayName, queue: layout.names[layout.queueOfTask[index]],
                              priority: node.spec.priority.rawValue, qos: (graph.qualityOfService(ofNode: index) ?? .default).rawValue,
                              needs: graph.dependencies[index].map { graph.nodes[$0].id.rawValue }, notes: notes(for: node),
                              decision: reason?.decision, reason: reason?.description)
@@ -92,7 +96,8 @@ private struct PlanDocument: Encodable {
 
 /// One task of the plan.
 private struct PlanEntry: Encodable {
-    var step: Int
+    /// `nil` for a task that only a failure would start.
+    var step: Int?
     var task: String
     var queue: String
     var priority: String

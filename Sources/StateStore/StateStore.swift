@@ -44,7 +44,9 @@ public final class StateStore: Sendable {
         let directory = absolute(directory)
         let path = directory + "/.jobgraph/state.db"
         guard FileStatus(path: path) != nil else { return nil }
-        return try StateStore(directory: directory, location: .path(path), fingerprinter: fingerprinter, retainedRuns: 1, readOnly: true)
+        let store = try StateStore(directory: directory, location: .path(path), fingerprinter: fingerprinter, retainedRuns: 1, readOnly: true)
+        // A file a first run created but was killed before it made the tables: as good as none.
+        return try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == 0 ? nil : store
     }
 
     /// A store whose database lives in memory and vanishes with it, for tests; `.jobgraph/` is created

@@ -244,8 +244,12 @@ struct ReasonTests {
             "deploy": "may run: its conditions are checked when its needs are done",
             "photo[*]": "may run: its items are read at run time",
             "cleanup": "may run: once its needs are done, whatever they did",
+            "alarm": "may run: only if a need fails",
         ])
-        // The plan leaves out what runs only after a failure; explain says why it may run.
+        // What only a failure starts has no step in the plan, and says why it may run.
+        let plan = try await JobGraphBinary.run(["run", "p.yaml", "--dry-run"], in: folder.directory)
+        let alarmRow = plan.outputLines.last?.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        #expect(alarmRow == "- alarm default normal default deploy run; when failure may run: only if a need fails", "\(plan.outputLines)")
         let alarm = try await JobGraphBinary.run(["explain", "p.yaml", "alarm"], in: folder.directory)
         #expect(alarm.outputLines == [
             "alarm: may run: only if a need fails",
