@@ -1,4 +1,5 @@
 import ArgumentParser
+import JobGraphBasics
 
 /// The `jobgraph` command and its subcommands.
 public struct JobGraphCommand: AsyncParsableCommand {
@@ -12,7 +13,3 @@ public struct JobGraphCommand: AsyncParsableCommand {
     public init() {}
 }
 
-/// The released version, printed by `--version`.
-public enum JobGraphVersion {
-    public static let current = "0.1.0"
-}
