@@ -4,6 +4,7 @@ import Execution
 import Foundation
 import JobGraphSystem
 import Reporters
+import StateStore
 import Steps
 import TaskGraph
 
@@ -69,6 +70,10 @@ struct RunCommand: AsyncParsableCommand {
 
         var observers: [any RunObserver] = [makeProgressObserver(mode: progress, console: .standardOutput, environment: environment)]
         if let trace { observers.append(ChromeTraceWriter(path: trace)) }
+        let attempts = AttemptRecorder(store: state.store, run: recorder.run,
+                                       fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)))
+        let attemptProblems = attempts.problems
+        observers.append(attempts)
         if let events {
             do {
                 observers.append(try JSONLinesReporter(path: events))
@@ -89,7 +94,7 @@ struct RunCommand: AsyncParsableCommand {
         async let summary = runner.run()
         await ObserverHub.drain(runner.events, into: observers)
         let result = await summary
-        for problem in recorder.finish(result, endTime: Date()) { Console.standardError.write(line: "warning: \(problem)") }
+        for problem in attemptProblems.withLock({ $0 }) + recorder.finish(result, endTime: Date()) { Console.standardError.write(line: "warning: \(problem)") }
         state.lock.release()
         // With JSON progress, standard output carries only events; the summary goes beside it.
         let summaryConsole: Console = progress == .json ? .standardError : .standardOutput
