@@ -97,6 +97,7 @@ struct DocsTests {
         var names: [String] = []
         for line in lines[(start + 1)...] {
             guard line.hasPrefix("  ") else { break }
+            if line.hasPrefix("   ") { continue }  // a wrapped description
             if let name = line.split(separator: " ").first, name != "help" { names.append(String(name)) }
         }
         return names

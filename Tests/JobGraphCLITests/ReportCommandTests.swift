@@ -61,6 +61,24 @@ struct ReportCommandTests {
         #expect(lanesWithBars >= 3, "bars in only \(lanesWithBars) lanes")
     }
 
+    @Test func aPipelineWithoutRunsOrWithoutThatRunIsAnErrorNamingHistory() async throws {
+        let directory = try ScratchDirectory("jobgraph-report")
+        defer { directory.remove() }
+        try directory.write("version: 1\ntasks:\n  a: {run: \"true\"}\n", to: "p.yaml")
+        let none = try await JobGraphBinary.run(["report", "p.yaml"], in: directory)
+        #expect(none.status == 2)
+        #expect(none.standardError == "error: no runs of p.yaml yet; see `jobgraph history p.yaml`\n")
+        #expect(!directory.exists("report.html"))
+
+        #expect(try await JobGraphBinary.run(["run", "p.yaml"], in: directory).status == 0)
+        let missing = try await JobGraphBinary.run(["report", "p.yaml", "--run", "7"], in: directory)
+        #expect(missing.status == 2)
+        #expect(missing.standardError == "error: no run 7 of p.yaml in the history; see `jobgraph history p.yaml`\n")
+        let first = try await JobGraphBinary.run(["report", "p.yaml", "--run", "1", "--output", "first.html"], in: directory)
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(directory.read("first.html")?.contains("data-lanes=\"") == true)
+    }
+
     // MARK: - Pixels
 
     static func close(_ a: RGBA, _ b: RGBA) -> Bool {
