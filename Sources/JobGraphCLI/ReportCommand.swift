@@ -51,7 +51,7 @@ extension RunTimeline {
         let counts = run.tasks
         return RunReport(
             pipeline: run.pipeline, run: run.id.description, startedAt: run.startedAt, wallTime: run.duration,
-            outcome: run.outcome.rawValue, jobs: jobs ?? 1,
+            outcome: run.outcome.rawValue, jobs: jobs,
             counts: [("succeeded", counts.succeeded), ("failed", counts.failed), ("up-to-date", counts.upToDate),
                      ("skipped", counts.skipped), ("cancelled", counts.cancelled), ("unfinished", counts.unfinished)],
             attempts: attempts, criticalPath: criticalPath,

@@ -14,8 +14,9 @@ public struct RunReport: Sendable {
     public var wallTime: Double?
     /// `succeeded`, `failed`, `interrupted` …
     public var outcome: String
-    /// The run's `--jobs`: the timeline has at least this many lanes.
-    public var jobs: Int
+    /// The run's `--jobs`: the timeline has at least this many lanes. `nil` when the run's attempts were
+    /// not recorded (killed outright, or recorded by a jobgraph that kept none).
+    public var jobs: Int?
     /// How many tasks ended in each state, in the order shown.
     public var counts: [(state: String, count: Int)]
     /// Every attempt, in the order they started.
@@ -25,7 +26,7 @@ public struct RunReport: Sendable {
     /// How each task ended.
     public var finalStates: [TaskID: TaskState]
 
-    public init(pipeline: String, run: String, startedAt: Date, wallTime: Double?, outcome: String, jobs: Int,
+    public init(pipeline: String, run: String, startedAt: Date, wallTime: Double?, outcome: String, jobs: Int?,
                 counts: [(state: String, count: Int)], attempts: [TaskAttempt], criticalPath: [TaskID],
                 finalStates: [TaskID: TaskState]) {
         self.pipeline = pipeline
@@ -42,5 +43,5 @@ public struct RunReport: Sendable {
 
     /// Lanes in the timeline: the run's `--jobs`, or more when attempts needed more (services run beside
     /// the jobs).
-    public var laneCount: Int { max(jobs, (attempts.map(\.slot).max() ?? -1) + 1, 1) }
+    public var laneCount: Int { max(jobs ?? 1, (attempts.map(\.slot).max() ?? -1) + 1, 1) }
 }

@@ -81,7 +81,7 @@ public struct RunReportPage {
             <header>
             <h1>\(Self.escape(report.pipeline)) <span class="muted">run \(Self.escape(report.run))</span></h1>
             <p class="outcome outcome-\(Self.escape(report.outcome))">\(Self.escape(report.outcome))</p>
-            <p>started \(Self.escape(started)) · wall time \(wall) · --jobs \(report.jobs) · \(counts.isEmpty ? "no tasks" : counts)</p>
+            <p>started \(Self.escape(started)) · wall time \(wall)\(report.jobs.map { " · --jobs \($0)" } ?? "") · \(counts.isEmpty ? "no tasks" : counts)</p>
             </header>
 
             """
@@ -92,6 +92,10 @@ public struct RunReportPage {
     }
 
     private func timeline() -> String {
+        guard report.jobs != nil else {
+            return "<p class=\"muted\">This run's attempts were not recorded: it was killed before it could write them, "
+                + "or an older jobgraph ran it.</p>\n"
+        }
         guard !report.attempts.isEmpty else {
             return "<p class=\"muted\">No task executed in this run (every task was up to date, skipped or never started).</p>\n"
         }
@@ -133,7 +137,7 @@ public struct RunReportPage {
         }
         svg += "</svg>\n"
         var legend = "<p class=\"legend\">"
-        for entry in Self.colors where entry.state != .upToDate && entry.state != .skipped {
+        for entry in Self.colors where entry.state != .skipped {
             let name = entry.state == .executing ? "never ended" : entry.state.rawValue
             legend += "<span><i style=\"background:\(entry.color)\"></i>\(name)</span>"
         }
@@ -196,7 +200,7 @@ public struct RunReportPage {
         guard nodes.count <= Self.largestDrawnGraph else {
             return "<p class=\"muted\">\(nodes.count) tasks: too many to draw; see <code>jobgraph graph</code>.</p>\n"
         }
-        let nodeWidth = 168.0, nodeHeight = 28.0, columnGap = 56.0, rowGap = 12.0, margin = 8.0
+        let nodeWidth = 150.0, nodeHeight = 28.0, columnGap = 40.0, rowGap = 12.0, margin = 8.0
         var rows: [Int: Int] = [:]
         var position: [(x: Double, y: Double)] = []
         for node in nodes {
@@ -226,7 +230,7 @@ public struct RunReportPage {
             let (x, y) = position[node.index]
             let onPath = critical.contains(node.id) || critical.contains { Self.isItem($0, of: node) }
             let name = node.displayName
-            let shown = name.count > 22 ? String(name.prefix(21)) + "…" : name
+            let shown = name.count > 20 ? String(name.prefix(19)) + "…" : name
             svg += "<g class=\"node\(onPath ? " critical" : "")\"><title>\(Self.escape(name)): \(state?.rawValue ?? "not run")</title>"
                 + "<rect x=\"\(Self.number(x))\" y=\"\(Self.number(y))\" width=\"\(Int(nodeWidth))\" height=\"\(Int(nodeHeight))\" rx=\"6\" "
                 + "fill=\"\(state.map(Self.color(of:)) ?? "#ffffff")\"/>"

@@ -10,7 +10,7 @@ import TaskGraph
 /// The page's content, from a known run: what a reader of the HTML sees, and that nothing the user wrote
 /// can become markup.
 @Suite struct RunReportPageTests {
-    private func page(attempts: [TaskAttempt], states: [TaskID: TaskState], jobs: Int = 2) throws -> String {
+    private func page(attempts: [TaskAttempt], states: [TaskID: TaskState], jobs: Int? = 2) throws -> String {
         var diagnostics = Diagnostics()
         let graph = try #require(PipelineCheck.graph(yaml: """
             version: 1
@@ -46,5 +46,11 @@ import TaskGraph
         #expect(html.contains("No task executed in this run"))
         #expect(!html.contains("class=\"timeline\""))
         #expect(html.contains("No task failed."))
+    }
+
+    @Test func aRunWhoseAttemptsWereNotRecordedSaysSo() throws {
+        let html = try page(attempts: [], states: [:], jobs: nil)
+        #expect(html.contains("This run's attempts were not recorded"))
+        #expect(!html.contains("--jobs"))
     }
 }
