@@ -36,10 +36,14 @@ public struct TaskAttempt: Sendable, Equatable {
 }
 
 /// Turns a run's transitions into its attempts: one begins on each transition into `executing` and ends on
-/// the next transition out of it. Pure: feed it transitions in order.
+/// the next transition out of it. A stay in `executing` that ends `up-to-date` was only a check, no
+/// attempt: it is dropped (a no-op rerun of 10,000 tasks has no bars to draw). Pure: feed it transitions in
+/// order.
 public struct TaskAttemptLog: Sendable {
     /// Every attempt so far, in the order they started; those still open have no `end`.
-    public private(set) var attempts: [TaskAttempt] = []
+    public var attempts: [TaskAttempt] { recorded.compactMap { $0 } }
+    /// `nil` where a check was dropped.
+    private var recorded: [TaskAttempt?] = []
     private var open: [TaskID: Int] = [:]
     private var lanes: [Bool] = []
     private let ignored: Set<TaskID>
@@ -53,25 +57,26 @@ public struct TaskAttemptLog: Sendable {
     /// Opens or closes an attempt for `transition`; other transitions change nothing.
     public mutating func record(_ transition: TaskTransition) {
         guard !ignored.contains(transition.task) else { return }
-        if transition.from == .executing, let index = open.removeValue(forKey: transition.task) {
-            attempts[index].end = transition.elapsed
-            attempts[index].outcome = transition.to
-            attempts[index].exitCode = transition.exitCode
-            attempts[index].error = transition.error
-            lanes[attempts[index].slot] = false
+        if transition.from == .executing, let index = open.removeValue(forKey: transition.task), var attempt = recorded[index] {
+            lanes[attempt.slot] = false
+            attempt.end = transition.elapsed
+            attempt.outcome = transition.to
+            attempt.exitCode = transition.exitCode
+            attempt.error = transition.error
+            recorded[index] = transition.to == .upToDate ? nil : attempt
         }
         if transition.to == .executing {
             let slot = lanes.firstIndex(of: false) ?? lanes.count
             if slot == lanes.count { lanes.append(true) } else { lanes[slot] = true }
-            open[transition.task] = attempts.count
-            attempts.append(TaskAttempt(task: transition.task, attempt: transition.attempt, queue: transition.queue,
+            open[transition.task] = recorded.count
+            recorded.append(TaskAttempt(task: transition.task, attempt: transition.attempt, queue: transition.queue,
                                         slot: slot, start: transition.elapsed))
         }
     }
 
     /// Keeps `lines` with the last attempt of `task`, for a failure's log tail.
     public mutating func attachLogTail(_ lines: [String], to task: TaskID) {
-        guard let index = attempts.lastIndex(where: { $0.task == task }) else { return }
-        attempts[index].logTail = lines
+        guard let index = recorded.lastIndex(where: { $0?.task == task }) else { return }
+        recorded[index]?.logTail = lines
     }
 }

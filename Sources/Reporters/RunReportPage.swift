@@ -137,7 +137,7 @@ public struct RunReportPage {
         }
         svg += "</svg>\n"
         var legend = "<p class=\"legend\">"
-        for entry in Self.colors where entry.state != .skipped {
+        for entry in Self.colors where entry.state != .upToDate && entry.state != .skipped {
             let name = entry.state == .executing ? "never ended" : entry.state.rawValue
             legend += "<span><i style=\"background:\(entry.color)\"></i>\(name)</span>"
         }

@@ -23,14 +23,17 @@ import PipelineModel
         log.record(transition("b", .failed, .executing, at: 6, attempt: 2))  // lane 1, freed by its own first attempt
         log.record(transition("c", .executing, .cancelled, at: 7))
         log.record(transition("e", .pending, .upToDate, at: 7))          // never executes: no attempt
+        log.record(transition("f", .ready, .executing, at: 7))
+        log.record(transition("f", .executing, .upToDate, at: 7.5))      // only checked: no attempt either
+        log.record(transition("g", .ready, .executing, at: 8))           // lane 2 again: f's check freed it
         log.attachLogTail(["oops"], to: "b")
 
         let attempts = log.attempts
-        #expect(attempts.map(\.task) == ["a", "b", "c", "d", "b"])
-        #expect(attempts.map(\.slot) == [0, 1, 2, 0, 1])
-        #expect(attempts.map(\.attempt) == [1, 1, 1, 1, 2])
-        #expect(attempts.map(\.outcome) == [.succeeded, .failed, .cancelled, .executing, .executing])
-        #expect(attempts.map(\.end) == [3, 4, 7, nil, nil])
+        #expect(attempts.map(\.task) == ["a", "b", "c", "d", "b", "g"])
+        #expect(attempts.map(\.slot) == [0, 1, 2, 0, 1, 2])
+        #expect(attempts.map(\.attempt) == [1, 1, 1, 1, 2, 1])
+        #expect(attempts.map(\.outcome) == [.succeeded, .failed, .cancelled, .executing, .executing, .executing])
+        #expect(attempts.map(\.end) == [3, 4, 7, nil, nil, nil])
         #expect(attempts[1].error == "exit status 1; retrying")
         #expect(attempts[1].exitCode == 1)
         #expect(attempts[4].logTail == ["oops"])
