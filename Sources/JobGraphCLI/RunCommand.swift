@@ -88,7 +88,7 @@ struct RunCommand: AsyncParsableCommand {
         defer { loop.stop() }
         let runner = Runner(graph: graph, configuration: configuration,
                             executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory),
-                            history: recorder, durations: expectedDurations(of: graph, from: state.store))
+                            history: recorder, expectedDurations: { [graph, store = state.store] in expectedDurations(of: graph, from: store) })
         control.attach(runner)
 
         async let summary = runner.run()

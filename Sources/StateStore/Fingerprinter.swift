@@ -24,10 +24,14 @@ public struct Fingerprinter: Sendable {
     /// The first of `patterns` that names nothing: a path without wildcards must exist (file or folder),
     /// a pattern with wildcards must match at least one file. `nil` when all outputs are there.
     public func firstMissingOutput(_ patterns: [String], in directory: String) -> String? {
+        firstMissingOutput(patterns, in: directory, status: { FileStatus(path: $0) })
+    }
+
+    func firstMissingOutput(_ patterns: [String], in directory: String, status: (String) -> FileStatus?) -> String? {
         patterns.first { text in
             let pattern = GlobPattern(text)
             if pattern.hasWildcards { return pattern.files(in: directory).isEmpty }
-            return FileStatus(path: pattern.literalPath(in: directory)) == nil
+            return status(pattern.literalPath(in: directory)) == nil
         }
     }
 
@@ -38,14 +42,15 @@ public struct Fingerprinter: Sendable {
     /// - Returns: the inputs in the order given; the records read afresh, to store (leaving out a file
     ///   that changed while it was read, so the next check reads it again); the first file that could
     ///   not be read, whose hash is left empty.
-    func hashes(of files: [(key: String, path: String)], known: [String: FileRecord])
+    func hashes(of files: [(key: String, path: String)], known: [String: FileRecord],
+                status examine: (String) -> FileStatus? = { FileStatus(path: $0) })
         -> (inputs: [TaskFingerprints.Input], refreshed: [FileRecord], unreadable: String?) {
         var inputs: [TaskFingerprints.Input] = []
         var refreshed: [FileRecord] = []
         var unreadable: String?
         inputs.reserveCapacity(files.count)
         for file in files {
-            guard let status = FileStatus(path: file.path), status.kind == .regular else {
+            guard let status = examine(file.path), status.kind == .regular else {
                 unreadable = unreadable ?? file.key
                 inputs.append(.init(path: file.key, sha256: ""))
                 continue
