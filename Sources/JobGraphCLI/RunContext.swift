@@ -77,6 +77,9 @@ final class RunContext {
             mode: settings.progress, console: .standardOutput, environment: environment,
             output: settings.output ?? graph.pipeline.output ?? .prefixed)]
         if let trace = settings.trace { observers.append(ChromeTraceWriter(path: trace)) }
+        let attempts = AttemptRecorder(store: state.store, run: recorder.run,
+                                       fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)))
+        observers.append(attempts)
         if let eventsPath {
             do {
                 observers.append(try JSONLinesReporter(path: eventsPath, appending: true))
@@ -93,7 +96,9 @@ final class RunContext {
         await ObserverHub.drain(runner.events, into: observers)
         let result = await summary
         control.detach()
-        for problem in recorder.finish(result, endTime: Date()) { Console.standardError.write(line: "warning: \(problem)") }
+        for problem in attempts.problems.withLock({ $0 }) + recorder.finish(result, endTime: Date()) {
+            Console.standardError.write(line: "warning: \(problem)")
+        }
         messageConsole.write(lines: SummaryPrinter().render(result))
         return result
     }
