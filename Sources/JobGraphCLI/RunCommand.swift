@@ -2,6 +2,7 @@ import JobGraphBasics
 import ArgumentParser
 import Execution
 import Foundation
+import PipelineModel
 import JobGraphSystem
 import Reporters
 import Steps
@@ -81,6 +82,7 @@ struct RunCommand: AsyncParsableCommand {
         let control = RunControlRelay()
         let loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
         defer { loop.stop() }
+        adoptEscapedProcesses(reapingWith: loop)
         let runner = Runner(graph: graph, configuration: configuration,
                             executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory),
                             history: recorder, durations: expectedDurations(of: graph, from: state.store))
@@ -88,7 +90,8 @@ struct RunCommand: AsyncParsableCommand {
 
         async let summary = runner.run()
         await ObserverHub.drain(runner.events, into: observers)
-        let result = await summary
+        var result = await summary
+        result.leftBehind = stopLeftBehindProcesses(grace: configuration.terminationGrace)
         for problem in recorder.finish(result, endTime: Date()) { Console.standardError.write(line: "warning: \(problem)") }
         state.lock.release()
         // With JSON progress, standard output carries only events; the summary goes beside it.
@@ -100,6 +103,32 @@ struct RunCommand: AsyncParsableCommand {
 }
 
 extension ProgressMode: ExpressibleByArgument {}
+
+/// Makes this process the one that inherits what a task leaves behind outside its process group, and
+/// reaps those once they exit (contract: "Exit codes and signals").
+private func adoptEscapedProcesses(reapingWith loop: EventLoop) {
+    do {
+        try OrphanReaper.becomeSubreaper()
+        loop.reapOrphans()
+    } catch {
+        Console.standardError.write(line: "warning: processes that leave their task's process group may outlive the run: \(error)")
+    }
+}
+
+/// Stops every process still descending from this one, counted by the task that started it.
+private func stopLeftBehindProcesses(grace: Double) -> [RunSummary.LeftBehind] {
+    let stopped = DescendantSweep(grace: .milliseconds(Int64(grace * 1000))).run()
+    var groups: [RunSummary.LeftBehind] = []
+    for process in stopped {
+        let task = process.task.map { TaskID($0) }
+        if let index = groups.firstIndex(where: { $0.task == task }) {
+            groups[index].processCount += 1
+        } else {
+            groups.append(RunSummary.LeftBehind(task: task, processCount: 1))
+        }
+    }
+    return groups
+}
 
 /// Turns the signals the event loop reads into commands for the runner (contract: "Exit codes and signals").
 final class RunControlRelay: Sendable {
