@@ -59,7 +59,7 @@ class Soak:
         self.counts = {
             "kills": 0, "runs finished before the kill": 0, "integrity ok": 0, "history interrupted": 0,
             "killed before the run was recorded": 0, "up-to-date verdicts checked": 0,
-            "kills leaving a partial output": 0, "tasks executed": 0, "sources rewritten": 0, "violations": 0,
+            "kills leaving a new partial output": 0, "tasks executed": 0, "sources rewritten": 0, "violations": 0,
         }
         self.last_run_id = 0
         self.estimate = 3.0  # seconds a complete run takes; refined by every run that completes
@@ -114,14 +114,15 @@ class Soak:
         """Tasks whose output is missing, partial or otherwise wrong, or older than its source, with why."""
         expected = self.expected_outputs()
         stale = {}
-        partial = 0
+        partial = set()
         for task in self.ids:
             output = self.read(f"out/{task}")
             if output is None:
                 stale[task] = "missing"
             elif output != expected[task]:
                 is_prefix = expected[task].startswith(output)
-                partial += is_prefix
+                if is_prefix:
+                    partial.add(task)
                 stale[task] = "partial" if is_prefix else "wrong content"
             elif os.stat(os.path.join(self.work, "out", task)).st_mtime_ns < \
                     os.stat(os.path.join(self.work, "src", task)).st_mtime_ns:
@@ -274,7 +275,7 @@ class Soak:
             if round_number > 1:
                 for task in self.random.sample(self.ids, min(self.args.changes, len(self.ids))):
                     self.rewrite_source(task)
-            stale, _ = self.stale_outputs()
+            stale, partial_before = self.stale_outputs()
             delay = self.random.uniform(0, self.estimate)
             began = time.monotonic()
             process, events = self.start()
@@ -291,9 +292,9 @@ class Soak:
                 os.remove(events)
             if killed:
                 self.counts["kills"] += 1
-                after, partial = self.stale_outputs()
-                if partial:
-                    self.counts["kills leaving a partial output"] += 1
+                _, partial = self.stale_outputs()
+                if partial - partial_before:
+                    self.counts["kills leaving a new partial output"] += 1
                 self.check_after_kill(label)
             else:
                 self.counts["runs finished before the kill"] += 1
