@@ -84,7 +84,7 @@ public struct DescendantSweep: Sendable {
             guard let signal else { return 0 }
             var newcomers = 0
             for entry in table.descendants(of: me) where !entry.isZombie && tracked[entry.id] == nil {
-                guard let descriptor = Self.pin(entry) else { continue }
+                guard let descriptor = pin(entry) else { continue }
                 let process = StoppedProcess(
                     id: ProcessID(rawValue: entry.id), command: entry.command,
                     task: ProcessSnapshot.environmentValue(DescendantSweep.taskVariable, of: entry.id))
@@ -119,12 +119,14 @@ public struct DescendantSweep: Sendable {
         }
 
         /// A pidfd for `entry`, or `nil` when it is gone. A pid reused between the `/proc` read and the open
-        /// would have to have the same parent to pass, which makes it a descendant all the same.
-        private static func pin(_ entry: ProcessSnapshot.Entry) -> FileDescriptor? {
+        /// would have to have the same parent (or this process, which inherits orphans meanwhile) to pass,
+        /// which makes it a descendant all the same.
+        private func pin(_ entry: ProcessSnapshot.Entry) -> FileDescriptor? {
             guard let open = LinuxCalls.pidFDOpen else { return nil }
             let descriptor = open(entry.id, 0)
             guard descriptor >= 0 else { return nil }
-            guard let now = ProcessSnapshot.entry(of: entry.id), now.parent == entry.parent, !now.isZombie else {
+            guard let now = ProcessSnapshot.entry(of: entry.id), now.parent == entry.parent || now.parent == me,
+                  !now.isZombie else {
                 close(descriptor)
                 return nil
             }
