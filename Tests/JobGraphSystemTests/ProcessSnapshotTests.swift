@@ -20,11 +20,13 @@ import Testing
         let recorder = ChildRecorder()
         loop.watch(child, token: ChildToken(rawValue: 1), handler: recorder)
 
-        // Until the exec, /proc shows this process's image under the child's pid: wait for the new name.
+        // Until the exec is done, /proc shows this process's image under the child's pid, and the new
+        // name comes a moment before the new environment: wait for both.
         var entry: ProcessSnapshot.Entry?
         for _ in 0..<2000 {
             entry = ProcessSnapshot.entry(of: child.id.rawValue)
-            if entry?.command == "sl) (x p" { break }
+            if entry?.command == "sl) (x p",
+               ProcessSnapshot.environmentValue(DescendantSweep.taskVariable, of: child.id.rawValue) != nil { break }
             try await Task.sleep(for: .milliseconds(5))
         }
         let found = try #require(entry)
