@@ -5,6 +5,7 @@ import Foundation
 import JobGraphSystem
 import PipelineModel
 import Reporters
+import StateStore
 import Steps
 import TaskGraph
 

@@ -51,6 +51,7 @@ final class RunContext {
         }
         let control = self.control
         loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
+        adoptEscapedProcesses(reapingWith: loop)
     }
 
     /// Stops the event loop, closes the events file and releases the run lock.
@@ -79,6 +80,9 @@ final class RunContext {
             mode: settings.progress, console: .standardOutput, environment: environment,
             output: settings.output ?? graph.pipeline.output ?? .prefixed, explains: settings.explain)]
         if let trace = settings.trace { observers.append(ChromeTraceWriter(path: trace)) }
+        let attempts = AttemptRecorder(store: state.store, run: recorder.run,
+                                       fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)))
+        observers.append(attempts)
         if let eventsPath {
             do {
                 observers.append(try JSONLinesReporter(path: eventsPath, appending: true))
@@ -93,10 +97,39 @@ final class RunContext {
         control.attach(runner)
         async let summary = runner.run()
         await ObserverHub.drain(runner.events, into: observers)
-        let result = await summary
+        var result = await summary
+        result.leftBehind = stopLeftBehindProcesses(grace: configuration.terminationGrace)
         control.detach()
-        for problem in recorder.finish(result, endTime: Date()) { Console.standardError.write(line: "warning: \(problem)") }
+        for problem in attempts.problems.withLock({ $0 }) + recorder.finish(result, endTime: Date()) {
+            Console.standardError.write(line: "warning: \(problem)")
+        }
         messageConsole.write(lines: SummaryPrinter().render(result))
         return result
     }
+}
+
+/// Makes this process the one that inherits what a task leaves behind outside its process group, and
+/// reaps those once they exit (contract: "Exit codes and signals").
+func adoptEscapedProcesses(reapingWith loop: EventLoop) {
+    do {
+        try OrphanReaper.becomeSubreaper()
+        loop.reapOrphans()
+    } catch {
+        Console.standardError.write(line: "warning: processes that leave their task's process group may outlive the run: \(error)")
+    }
+}
+
+/// Stops every process still descending from this one, counted by the task that started it.
+func stopLeftBehindProcesses(grace: Double) -> [RunSummary.LeftBehind] {
+    let stopped = DescendantSweep(grace: .milliseconds(Int64(grace * 1000))).run()
+    var groups: [RunSummary.LeftBehind] = []
+    for process in stopped {
+        let task = process.task.map { TaskID($0) }
+        if let index = groups.firstIndex(where: { $0.task == task }) {
+            groups[index].processCount += 1
+        } else {
+            groups.append(RunSummary.LeftBehind(task: task, processCount: 1))
+        }
+    }
+    return groups
 }

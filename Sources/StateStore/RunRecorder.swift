@@ -13,7 +13,8 @@ import PipelineModel
 /// A failure to read or write the store never fails a task: it is kept and reported once by `finish`.
 public final class RunRecorder: TaskHistory {
     private let store: StateStore
-    private let run: RunID
+    /// The run this records into.
+    public let run: RunID
     private let pipelineDirectory: String
     private let problems = Locked<[String]>([])
     private let writer: HistoryWriter

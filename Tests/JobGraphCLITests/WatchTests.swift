@@ -34,11 +34,15 @@ struct WatchTests {
         await eventually { running.standardOutput.components(separatedBy: "for changes (Ctrl-C stops)").count - 1 >= count }
     }
 
-    /// Each run's transitions, split at the `finished` records.
+    /// Each run's transitions, split at the `run-finished` records.
     private static func runs(_ running: RunningJobGraph) -> [[[String: Any]]] {
         var runs: [[[String: Any]]] = [[]]
         for event in running.events(in: "events.jsonl") {
-            if event["event"] as? String == "finished" { runs.append([]) } else { runs[runs.count - 1].append(event) }
+            switch event["event"] as? String {
+            case "run-finished": runs.append([])
+            case "transition": runs[runs.count - 1].append(event)
+            default: break
+            }
         }
         return runs.last?.isEmpty == true ? Array(runs.dropLast()) : runs
     }
