@@ -59,6 +59,6 @@ enum StateSchema {
             if version != currentVersion { try database.setUserVersion(currentVersion) }
             return version
         }
-        if found > currentVersion { throw StateStoreError.newerSchema(found: found, supported: currentVersion) }
+        if found > currentVersion { throw StateStoreError.newerSchema(path: database.location.filename, found: found, supported: currentVersion) }
     }
 }
