@@ -67,11 +67,15 @@ struct RunCommand: AsyncParsableCommand {
         let state = try openState(in: pipelineDirectory, wait: wait)
         let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
 
+        // A file that cannot be written (a full disk) is said once, when it happens, and again in the summary.
+        let writeFailures = WriteFailures { failure in Console.standardError.write(line: "warning: \(failure)") }
+        Console.standardOutput.reportFailures(to: writeFailures)
+        Console.standardError.reportFailures(to: writeFailures)
         var observers: [any RunObserver] = [makeProgressObserver(mode: progress, console: .standardOutput, environment: environment)]
-        if let trace { observers.append(ChromeTraceWriter(path: trace)) }
+        if let trace { observers.append(ChromeTraceWriter(path: trace, failures: writeFailures)) }
         if let events {
             do {
-                observers.append(try JSONLinesReporter(path: events))
+                observers.append(try JSONLinesReporter(path: events, failures: writeFailures))
             } catch {
                 Console.standardError.write(line: "error: \(error)")
                 throw ExitCode(ExitStatus.invalid)
@@ -82,7 +86,7 @@ struct RunCommand: AsyncParsableCommand {
         let loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
         defer { loop.stop() }
         let runner = Runner(graph: graph, configuration: configuration,
-                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory),
+                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: writeFailures),
                             history: recorder, expectedDurations: { [graph, store = state.store] in expectedDurations(of: graph, from: store) })
         control.attach(runner)
 
@@ -93,8 +97,8 @@ struct RunCommand: AsyncParsableCommand {
         state.lock.release()
         // With JSON progress, standard output carries only events; the summary goes beside it.
         let summaryConsole: Console = progress == .json ? .standardError : .standardOutput
-        summaryConsole.write(lines: SummaryPrinter().render(result))
-        let status = ExitStatus.of(result)
+        summaryConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all))
+        let status = ExitStatus.of(result, writeFailures: writeFailures)
         if status != ExitStatus.success { throw ExitCode(status) }
     }
 }

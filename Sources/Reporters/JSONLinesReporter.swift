@@ -29,8 +29,9 @@ public final class JSONLinesReporter: RunObserver {
 
     /// Writes to a new file at `path` (an existing one is truncated), closed by `close()`.
     /// - Throws: `EventFileError` with the path when the file cannot be opened.
-    public convenience init(path: String, now: @escaping () -> Date = Date.init) throws(EventFileError) {
-        self.init(file: try EventFile(path: path), now: now)
+    /// - Parameter failures: where a write that fails (a full disk) is reported.
+    public convenience init(path: String, failures: WriteFailures? = nil, now: @escaping () -> Date = Date.init) throws(EventFileError) {
+        self.init(file: try EventFile(path: path, failures: failures), now: now)
     }
 
     private init(file: EventFile, now: @escaping () -> Date) {
