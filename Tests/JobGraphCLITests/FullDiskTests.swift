@@ -123,3 +123,40 @@ struct FullDiskTests {
         #expect(left.isEmpty, "no output and no temporary file: \(left)")
     }
 }
+
+/// The stream-level cases on `/dev/full`, which fails every write with ENOSPC and needs no root.
+@Suite struct FullDeviceStreamTests {
+    private func run(_ arguments: [String], standardOutput: String) async throws -> (status: Int32, errorLines: [String]) {
+        let folder = try PipelineFolder("version: 1\ntasks:\n  a: {run: \"echo hi\"}\n", prefix: "jobgraph-dev-full")
+        defer { folder.remove() }
+        let process = Process()
+        process.executableURL = try JobGraphBinary.location()
+        process.arguments = ["run", "p.yaml", "--progress", "plain"] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder.directory.path)
+        process.environment = JobGraphBinary.environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: standardOutput))
+        try folder.directory.write("", to: "stderr.txt")
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.directory.file("stderr.txt")))
+        let (exit, continuation) = AsyncStream.makeStream(of: Int32.self)
+        process.terminationHandler = { continuation.yield($0.terminationStatus); continuation.finish() }
+        try process.run()
+        var status: Int32 = -1
+        for await code in exit { status = code }
+        let lines = (folder.directory.read("stderr.txt") ?? "").split(separator: "\n").map(String.init)
+        return (status, lines)
+    }
+
+    /// The console is not a file the user named: said once, and the status stays the tasks'.
+    @Test func aFullStandardOutputIsSaidOnceOnStandardError() async throws {
+        let result = try await run([], standardOutput: "/dev/full")
+        #expect(result.status == 0)
+        #expect(result.errorLines == ["warning: cannot write to standard output: \(String(cString: strerror(ENOSPC))); the rest of the output there is lost"])
+    }
+
+    @Test func aFullEventFileIsSaidOnceAndFailsTheRun() async throws {
+        let result = try await run(["--events", "/dev/full"], standardOutput: "/dev/null")
+        #expect(result.status == 1)
+        #expect(result.errorLines == ["warning: cannot write the event file '/dev/full': \(String(cString: strerror(ENOSPC))); it lacks the events from here on"])
+    }
+}
