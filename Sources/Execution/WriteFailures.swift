@@ -8,7 +8,7 @@ import PipelineModel
 /// could not be written, a full disk above all (issue 15: "nothing is lost in silence").
 ///
 /// Each file is reported once, when it first fails, through `announce`; whoever writes it stops there,
-/// so the file ends at a whole line instead of gaining a gap. A failure never changes a task's outcome,
+/// so the file has no gap (its last line may be cut short). A failure never changes a task's outcome,
 /// but a file the user asked for by name that lost events fails the run (`losesRequestedEvents`).
 /// Safe from any thread.
 public final class WriteFailures: Sendable {

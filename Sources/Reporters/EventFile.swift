@@ -10,7 +10,7 @@ public final class EventFile: TextSink {
     /// The path as the user gave it.
     public let path: String
     private var descriptor: Int32?
-    /// Told once when a write fails; the file then takes no more, so it ends at a whole line.
+    /// Told once when a write fails; the file then takes no more, so it has no gap.
     private let failures: WriteFailures?
 
     /// Creates or truncates the file at `path` (mode 0644).
