@@ -13,12 +13,15 @@ final class SQLiteDatabase {
     private var cache: [String: SQLiteStatement] = [:]
 
     /// Opens (creating when missing) the database at `location`.
-    /// - Parameter busyTimeout: milliseconds to wait for another connection's write lock before `SQLITE_BUSY`.
-    init(location: SQLiteLocation, busyTimeout: Int32 = 5_000) throws(SQLiteError) {
+    /// - Parameters:
+    ///   - busyTimeout: milliseconds to wait for another connection's write lock before `SQLITE_BUSY`.
+    ///   - readOnly: open an existing file only to read it, changing nothing (no WAL switch, and no
+    ///     checkpoint when it closes).
+    init(location: SQLiteLocation, busyTimeout: Int32 = 5_000, readOnly: Bool = false) throws(SQLiteError) {
         self.location = location
         var opened: OpaquePointer?
         // NOMUTEX: the Locked box already serializes every use, so SQLite's own mutex would be redundant.
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(location.filename, &opened, flags, nil)
         guard let opened else { throw SQLiteError(code: code, message: String(cString: sqlite3_errstr(code))) }
         connection = opened
@@ -26,6 +29,7 @@ final class SQLiteDatabase {
             try check(code, opened)
             try check(sqlite3_extended_result_codes(opened, 1), opened)
             try check(sqlite3_busy_timeout(opened, busyTimeout), opened)
+            if readOnly { return }
             // WAL: a writer killed mid-transaction leaves its frames uncommitted in the log, and readers
             // never block the writer. NORMAL syncs at checkpoints only: still consistent after kill -9
             // (the OS keeps written pages); a power cut may lose the last transactions, never corrupt.
@@ -146,5 +150,11 @@ final class SQLiteDatabase {
     /// `PRAGMA integrity_check`: `["ok"]` for a sound database, else one line per problem found.
     func integrityCheck() throws(SQLiteError) -> [String] {
         try query("PRAGMA integrity_check") { $0.text(0) }
+    }
+
+    /// `PRAGMA quick_check`: `["ok"]`, or SQLite's list of problems; the integrity check without the
+    /// index-content comparison, so it costs one read of each page.
+    func quickCheck() throws(SQLiteError) -> [String] {
+        try query("PRAGMA quick_check") { $0.text(0) }
     }
 }

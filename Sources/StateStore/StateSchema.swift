@@ -60,6 +60,11 @@ enum StateSchema {
             if version != currentVersion { try database.setUserVersion(currentVersion) }
             return version
         }
-        if found > currentVersion { throw StateStoreError.newerSchema(found: found, supported: currentVersion) }
+        if found > currentVersion { throw StateStoreError.newerSchema(path: database.location.filename, found: found, supported: currentVersion) }
     }
+}
+
+extension StateStore {
+    /// The `state.db` schema version this jobgraph writes; a file from a later one is refused.
+    public static var schemaVersion: Int { StateSchema.currentVersion }
 }
