@@ -80,7 +80,7 @@ extension Condition {
     /// - Parameter patience: seconds a `reachable` check keeps trying.
     func check(in context: TemplateContext, patience: Double = 1) throws(TemplateError) -> any ConditionCheck {
         switch self {
-        case .fileExists(let path): FileExistsCheck(path: try path.rendered(in: context, as: .confinedPath))
+        case .fileExists(let path): FileExistsCheck(path: try path.rendered(in: context, as: .path(key: "file_exists")))
         case .environmentSet(let name): EnvironmentCheck(name: name)
         case .command(let command): CommandCheck(command: try command.rendered(in: context, as: .shellQuoted))
         case .reachable(let host, let port): ReachableCheck(host: host, port: port, patience: patience)

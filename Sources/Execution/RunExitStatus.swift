@@ -10,12 +10,13 @@ public enum RunExitStatus {
     /// Terminated by SIGTERM.
     public static let terminated: Int32 = 143
 
-    /// The status of a finished run: a signal that stopped it wins, then any failure not allowed.
-    public static func of(_ summary: RunSummary) -> Int32 {
+    /// The status of a finished run: a signal that stopped it wins, then any failure not allowed, then an
+    /// `--events` or `--trace` file that could not be written whole.
+    public static func of(_ summary: RunSummary, writeFailures: WriteFailures? = nil) -> Int32 {
         switch summary.stop {
         case .interrupt?: return interrupted
         case .terminate?: return terminated
-        case nil: return summary.hasFailures ? taskFailed : success
+        case nil: return summary.hasFailures || writeFailures?.losesRequestedEvents == true ? taskFailed : success
         }
     }
 }

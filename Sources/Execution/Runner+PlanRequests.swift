@@ -50,10 +50,8 @@ extension Runner {
         var failure: String?
         do {
             let resolver = try resolver.get()
-            guard case .file(let source)? = task.spec.foreach else { throw FanOutItems.ReadError(description: "not a fan-out") }
-            let shown = try source.rendered(in: resolver.context(for: task), as: .confinedPath)
-            let directory = try resolver.fanOutDirectory(for: task)
-            items = try FanOutItems.read(shown.hasPrefix("/") ? shown : directory + "/" + shown, shownAs: shown)
+            guard let list = try resolver.fanOutList(for: task) else { throw FanOutItems.ReadError(description: "not a fan-out") }
+            items = try FanOutItems.read(list.path, shownAs: list.shown)
         } catch {
             failure = "\(error)"
         }

@@ -4,10 +4,16 @@ import PipelineModel
 public struct TemplateContext: Sendable {
     public var variables: [String: String]
     public var item: ItemValue?
+    /// The folder a templated path must stay in (the pipeline's). Absolute, or `.` where a caller has none.
+    public var pipelineDirectory: String
+    /// The folder a relative path is joined to (the task's `cwd`; the pipeline's for `cwd` itself).
+    public var workingDirectory: String
 
-    public init(variables: [String: String], item: ItemValue? = nil) {
+    public init(variables: [String: String], item: ItemValue? = nil, pipelineDirectory: String = ".", workingDirectory: String? = nil) {
         self.variables = variables
         self.item = item
+        self.pipelineDirectory = pipelineDirectory
+        self.workingDirectory = workingDirectory ?? pipelineDirectory
     }
 }
 
@@ -29,8 +35,9 @@ public enum Substitution: Sendable {
     case plain
     /// Quoted for `/bin/sh`, so it can never become shell syntax (contract: "Templating").
     case shellQuoted
-    /// A path: the value may not leave the pipeline's folder (no absolute paths, no `..`).
-    case confinedPath
+    /// The path of key `key` (`to`, `cwd` …): once joined and normalised, it may not leave the pipeline's
+    /// folder (contract: "A value substituted into a path"); see `PathConfinement`.
+    case path(key: String)
 }
 
 extension Template {
@@ -38,6 +45,7 @@ extension Template {
     /// - Throws: `TemplateError` when a value is missing or would send a path outside the pipeline's folder.
     public func rendered(in context: TemplateContext, as substitution: Substitution = .plain) throws(TemplateError) -> String {
         var text = ""
+        var values: [(name: String, value: String)] = []
         for segment in segments {
             switch segment {
             case .literal(let literal):
@@ -45,17 +53,19 @@ extension Template {
             case .variable(let path, _):
                 let value = try context.value(of: path)
                 switch substitution {
-                case .plain:
-                    text += value
                 case .shellQuoted:
                     text += ShellQuoting.quoted(value)
-                case .confinedPath:
-                    if value.hasPrefix("/") || value.split(separator: "/").contains("..") {
-                        throw TemplateError(message: "'\(value)' from {{ \(path.joined(separator: ".")) }} would leave the pipeline's folder")
-                    }
+                case .plain:
                     text += value
+                case .path:
+                    text += value
+                    values.append((path.joined(separator: "."), value))
                 }
             }
+        }
+        if case .path(let key) = substitution, !values.isEmpty {
+            try PathConfinement(pipelineDirectory: context.pipelineDirectory)
+                .check(text, of: self, values: values, key: key, in: context.workingDirectory)
         }
         return text
     }

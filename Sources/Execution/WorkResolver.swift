@@ -23,14 +23,23 @@ struct WorkResolver: Sendable {
         baseEnvironment = environment
     }
 
+    /// The task's values, and the folders its paths are checked against and joined to. Every caller that
+    /// renders a path has already resolved the task's folder with `try`, so an unrenderable `cwd` falls
+    /// back to the pipeline's folder here rather than throwing twice.
     func context(for task: RunTask) -> TemplateContext {
-        TemplateContext(variables: variables, item: task.item)
+        TemplateContext(variables: variables, item: task.item, pipelineDirectory: configuration.pipelineDirectory,
+                        workingDirectory: (try? fanOutDirectory(for: task)) ?? configuration.pipelineDirectory)
+    }
+
+    /// The context in which `cwd` itself is rendered: relative to the pipeline's folder.
+    private func folderContext(for task: RunTask) -> TemplateContext {
+        TemplateContext(variables: variables, item: task.item, pipelineDirectory: configuration.pipelineDirectory)
     }
 
     /// The task's environment: the base, then its own `env`.
     func environment(for task: RunTask) throws(TemplateError) -> [String: String] {
         var environment = baseEnvironment
-        let context = context(for: task)
+        let context = folderContext(for: task)
         for entry in task.spec.environment { environment[entry.name] = try entry.value.rendered(in: context) }
         return environment
     }
@@ -38,7 +47,7 @@ struct WorkResolver: Sendable {
     /// The task's folder: its `cwd` under the pipeline's folder, absolute.
     func workingDirectory(for task: RunTask) throws(TemplateError) -> String {
         try task.spec.cwd.map { template throws(TemplateError) in
-            absolute(try template.rendered(in: context(for: task), as: .confinedPath), in: configuration.pipelineDirectory)
+            absolute(try template.rendered(in: folderContext(for: task), as: .path(key: "cwd")), in: configuration.pipelineDirectory)
         } ?? configuration.pipelineDirectory
     }
 
@@ -67,12 +76,13 @@ struct WorkResolver: Sendable {
 
     func work(for task: RunTask, attempt: Int) throws(TemplateError) -> TaskWork {
         let spec = task.spec
-        let context = context(for: task)
         let environment = try environment(for: task)
         let directory = try workingDirectory(for: task)
+        let context = context(for: task)
         // The run does not read `inputs` and `outputs` itself, but a value that would send them outside
         // the pipeline's folder fails the task all the same (contract: "A value substituted into a path").
-        for pattern in spec.inputs + spec.outputs { _ = try pattern.rendered(in: context, as: .confinedPath) }
+        for pattern in spec.inputs { _ = try pattern.rendered(in: context, as: .path(key: "inputs")) }
+        for pattern in spec.outputs { _ = try pattern.rendered(in: context, as: .path(key: "outputs")) }
         let work: TaskWork.Work
         var processLimit: Int?
         switch spec.action {
@@ -85,12 +95,12 @@ struct WorkResolver: Sendable {
         case .download(let download):
             work = .download(
                 url: try download.url.rendered(in: context),
-                destination: absolute(try download.destination.rendered(in: context, as: .confinedPath), in: directory),
+                destination: absolute(try download.destination.rendered(in: context, as: .path(key: "to")), in: directory),
                 sha256: download.sha256, maxBytes: download.maxBytes)
         case .filter(let filter):
             work = .filter(FilterWork(
-                input: absolute(try filter.input.rendered(in: context, as: .confinedPath), in: directory),
-                output: absolute(try filter.output.rendered(in: context, as: .confinedPath), in: directory),
+                input: absolute(try filter.input.rendered(in: context, as: .path(key: "input")), in: directory),
+                output: absolute(try filter.output.rendered(in: context, as: .path(key: "output")), in: directory),
                 spec: filter))
         }
         return TaskWork(
@@ -102,18 +112,25 @@ struct WorkResolver: Sendable {
     /// what a download or filter step reads and writes.
     func declaredPaths(for task: RunTask) throws(TemplateError) -> (inputs: [String], outputs: [String]) {
         let context = context(for: task)
-        var inputs = try task.spec.inputs.map { template throws(TemplateError) in try template.rendered(in: context, as: .confinedPath) }
-        var outputs = try task.spec.outputs.map { template throws(TemplateError) in try template.rendered(in: context, as: .confinedPath) }
+        var inputs = try task.spec.inputs.map { template throws(TemplateError) in try template.rendered(in: context, as: .path(key: "inputs")) }
+        var outputs = try task.spec.outputs.map { template throws(TemplateError) in try template.rendered(in: context, as: .path(key: "outputs")) }
         switch task.spec.action {
         case .download(let download):
-            outputs.append(try download.destination.rendered(in: context, as: .confinedPath))
+            outputs.append(try download.destination.rendered(in: context, as: .path(key: "to")))
         case .filter(let filter):
-            inputs.append(try filter.input.rendered(in: context, as: .confinedPath))
-            outputs.append(try filter.output.rendered(in: context, as: .confinedPath))
+            inputs.append(try filter.input.rendered(in: context, as: .path(key: "input")))
+            outputs.append(try filter.output.rendered(in: context, as: .path(key: "output")))
         case .run, .parallel:
             break
         }
         return (inputs, outputs)
+    }
+
+    /// The absolute path of a dynamic fan-out's list (`foreach: {from:}`), and the path as the file gives it.
+    func fanOutList(for task: RunTask) throws(TemplateError) -> (path: String, shown: String)? {
+        guard case .file(let source)? = task.spec.foreach else { return nil }
+        let shown = try source.rendered(in: context(for: task), as: .path(key: "foreach.from"))
+        return (absolute(shown, in: try fanOutDirectory(for: task)), shown)
     }
 
     /// The names of the variables the pipeline sets for a task: its part of the task's definition.

@@ -13,6 +13,9 @@ public enum ExitStatus {
     /// Terminated by SIGTERM.
     public static let terminated = RunExitStatus.terminated
 
-    /// The status of a finished run: a signal that stopped it wins, then any failure not allowed.
-    public static func of(_ summary: RunSummary) -> Int32 { RunExitStatus.of(summary) }
+    /// The status of a finished run: a signal that stopped it wins, then any failure not allowed, then an
+    /// `--events` or `--trace` file that could not be written whole.
+    public static func of(_ summary: RunSummary, writeFailures: WriteFailures? = nil) -> Int32 {
+        RunExitStatus.of(summary, writeFailures: writeFailures)
+    }
 }

@@ -27,6 +27,7 @@ struct HistoryCommand: AsyncParsableCommand {
         }
         do {
             let store = try StateStore.open(directory: directory)
+            if let recovery = store.recovery { Console.standardError.write(line: "warning: \(recovery)") }
             let report = try store.historyReport(pipelineFile: file, runs: runs)
             if json {
                 Console.standardOutput.write(String(decoding: try report.jsonData(), as: UTF8.self) + "\n")

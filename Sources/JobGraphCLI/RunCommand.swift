@@ -90,7 +90,7 @@ struct RunCommand: AsyncParsableCommand {
         if watch {
             status = try await WatchSession(context: context, source: source, variableOverrides: pipeline.variableOverrides).run(graph)
         } else {
-            status = ExitStatus.of(try await context.runOnce(graph))
+            status = try await context.runOnce(graph).status
         }
         if status != ExitStatus.success { throw ExitCode(status) }
     }

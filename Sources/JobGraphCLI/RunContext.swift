@@ -72,27 +72,36 @@ final class RunContext {
     /// Where the lines about the run as a whole go: beside the events when they own standard output.
     var messageConsole: Console { settings.progress == .json ? .standardError : .standardOutput }
 
+    /// How a run ended, and the exit status it gives the command.
+    struct FinishedRun {
+        var summary: RunSummary
+        var status: Int32
+    }
+
     /// Runs `graph` once, with its progress shown and recorded, and prints the summary.
-    func runOnce(_ graph: TaskGraph) async throws -> RunSummary {
+    func runOnce(_ graph: TaskGraph) async throws -> FinishedRun {
         let configuration = self.configuration
         let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
+        // A file that cannot be written (a full disk) is said once, when it happens, and again in the summary.
+        let writeFailures = WriteFailures { failure in Console.standardError.write(line: "warning: \(failure)") }
+        Console.standardOutput.reportFailures(to: writeFailures)
+        Console.standardError.reportFailures(to: writeFailures)
         var observers: [any RunObserver] = [makeProgressObserver(
             mode: settings.progress, console: .standardOutput, environment: environment,
             output: settings.output ?? graph.pipeline.output ?? .prefixed, explains: settings.explain)]
-        if let trace = settings.trace { observers.append(ChromeTraceWriter(path: trace)) }
-        let attempts = AttemptRecorder(store: state.store, run: recorder.run,
-                                       fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)))
-        observers.append(attempts)
+        if let trace = settings.trace { observers.append(ChromeTraceWriter(path: trace, failures: writeFailures)) }
+        observers.append(AttemptRecorder(store: state.store, run: recorder.run,
+                                         fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)), lost: recorder.noteLost))
         if let eventsPath {
             do {
-                observers.append(try JSONLinesReporter(path: eventsPath, appending: true))
+                observers.append(try JSONLinesReporter(path: eventsPath, appending: true, failures: writeFailures))
             } catch {
                 Console.standardError.write(line: "warning: this run's events are not written: \(error)")
             }
         }
 
         let runner = Runner(graph: graph, configuration: configuration,
-                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory),
+                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: writeFailures),
                             history: recorder, expectedDurations: { [store = state.store] in expectedDurations(of: graph, from: store) })
         control.attach(runner)
         async let summary = runner.run()
@@ -100,11 +109,11 @@ final class RunContext {
         var result = await summary
         result.leftBehind = stopLeftBehindProcesses(grace: configuration.terminationGrace)
         control.detach()
-        for problem in attempts.problems.withLock({ $0 }) + recorder.finish(result, endTime: Date()) {
+        for problem in recorder.finish(result, endTime: Date()) {
             Console.standardError.write(line: "warning: \(problem)")
         }
-        messageConsole.write(lines: SummaryPrinter().render(result))
-        return result
+        messageConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all))
+        return FinishedRun(summary: result, status: ExitStatus.of(result, writeFailures: writeFailures))
     }
 }
 

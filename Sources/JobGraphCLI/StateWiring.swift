@@ -10,6 +10,7 @@ import TaskGraph
 func openState(in pipelineDirectory: String, wait: Bool) throws -> (store: StateStore, lock: RunLock) {
     do {
         let store = try StateStore.open(directory: pipelineDirectory)
+        if let recovery = store.recovery { Console.standardError.write(line: "warning: \(recovery)") }
         let lock = wait ? try store.waitForRunLock() : try store.acquireRunLock()
         return (store, lock)
     } catch {

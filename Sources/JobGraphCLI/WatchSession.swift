@@ -53,8 +53,8 @@ struct WatchSession {
             let watchSet = WatchSet(files: DeclaredFiles(graph: graph, configuration: context.configuration),
                                     pipelineFile: pipelineFile, stateDirectory: context.configuration.stateDirectory)
             watch(watchSet.folders, with: watcher)
-            let summary = try await context.runOnce(graph)
-            if summary.stop != nil { return ExitStatus.of(summary) }
+            let finished = try await context.runOnce(graph)
+            if finished.summary.stop != nil { return finished.status }
             console.write(line: WatchText.watching(folderCount: watcher.watchedFolders.count))
             waiting: while true {
                 guard let input = await pending.next() else { return ExitStatus.interrupted }

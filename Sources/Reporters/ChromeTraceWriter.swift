@@ -18,14 +18,18 @@ public final class ChromeTraceWriter: RunObserver {
     }
 
     private let path: String
+    private let failures: WriteFailures?
     private var events: [Event] = []
     private var running: [TaskID: (start: Double, lane: Int)] = [:]
     private var freeLanes: [Int] = []
     private var laneCount = 0
 
-    /// - Parameter path: where the trace goes; written when the run ends.
-    public init(path: String) {
+    /// - Parameters:
+    ///   - path: where the trace goes; written when the run ends.
+    ///   - failures: where a trace that cannot be written is reported; without one, a warning is printed.
+    public init(path: String, failures: WriteFailures? = nil) {
         self.path = path
+        self.failures = failures
     }
 
     public func observe(_ event: RunEvent) {
@@ -62,7 +66,28 @@ public final class ChromeTraceWriter: RunObserver {
             }
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            Console.standardError.write(line: "warning: cannot write the trace '\(path)': \(error.localizedDescription)")
+            if let failures {
+                failures.record(.trace, path: path, errno: Self.systemCode(of: error))
+            } else {
+                Console.standardError.write(line: "warning: cannot write the trace '\(path)': \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// The `errno` behind Foundation's file error, for the system's own wording ("No space left on device").
+    private static func systemCode(of error: any Error) -> Int32 {
+        let error = error as NSError
+        if error.domain == NSPOSIXErrorDomain { return Int32(error.code) }
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return Int32(underlying.code)
+        }
+        guard error.domain == NSCocoaErrorDomain else { return EIO }
+        switch CocoaError.Code(rawValue: error.code) {
+        case .fileWriteOutOfSpace: return ENOSPC
+        case .fileNoSuchFile, .fileReadNoSuchFile: return ENOENT
+        case .fileWriteNoPermission: return EACCES
+        case .fileWriteVolumeReadOnly: return EROFS
+        default: return EIO
         }
     }
 

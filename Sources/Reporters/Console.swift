@@ -2,6 +2,7 @@
 import JobGraphBasics
 import Glibc
 #endif
+import Execution
 
 /// The one place jobgraph writes to its standard output and error: whole lines, never interleaved.
 ///
@@ -13,9 +14,16 @@ public final class Console: Sendable {
 
     private let descriptor: Int32
     private let lock = Locked(())
+    /// Where a failed write is reported (a full disk under a redirected output); `nil` until a run sets it.
+    private let failures = Locked<WriteFailures?>(nil)
 
     public init(descriptor: Int32) {
         self.descriptor = descriptor
+    }
+
+    /// From now on, a write that fails (other than a closed pipe) is reported to `failures`, once.
+    public func reportFailures(to failures: WriteFailures) {
+        self.failures.withLock { $0 = failures }
     }
 
     /// Whether the descriptor is a terminal that understands cursor movement (`TERM` is not `dumb`).
@@ -39,18 +47,23 @@ public final class Console: Sendable {
     /// Writes text as is; the caller supplies any newlines.
     public func write(_ text: String) {
         var text = text
-        lock.withLock { _ in
-            text.withUTF8 { buffer in
+        let failure = lock.withLock { _ in
+            text.withUTF8 { buffer -> Int32? in
+                guard let base = buffer.baseAddress else { return nil }
                 var offset = 0
                 while offset < buffer.count {
-                    let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
-                        return  // a closed pipe: nothing sensible left to do with the output
+                        return errno
                     }
                     offset += written
                 }
+                return nil
             }
         }
+        // A closed pipe (`jobgraph run … | head`) is the reader's choice, not a fault worth a word.
+        guard let failure, failure != EPIPE else { return }
+        failures.withLock { $0 }?.record(.console, path: descriptor == 2 ? "standard error" : "standard output", errno: failure)
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Execution
 
 /// A file opened for `--events FILE`: truncated on open, written whole line by whole line, closed once.
 ///
@@ -9,13 +10,17 @@ public final class EventFile: TextSink {
     /// The path as the user gave it.
     public let path: String
     private var descriptor: Int32?
+    /// Told once when a write fails; the file then takes no more, so it has no gap.
+    private let failures: WriteFailures?
 
     /// Creates or truncates the file at `path` (mode 0644).
-    /// - Parameter appending: keep what the file holds and write after it, as each rerun of
-    ///   `run --watch` does.
+    /// - Parameters:
+    ///   - appending: keep what the file holds and write after it, as each rerun of `run --watch` does.
+    ///   - failures: where a write that fails (a full disk) is reported.
     /// - Throws: `EventFileError` with the path and the system's reason when it cannot be opened.
-    public init(path: String, appending: Bool = false) throws(EventFileError) {
+    public init(path: String, appending: Bool = false, failures: WriteFailures? = nil) throws(EventFileError) {
         self.path = path
+        self.failures = failures
         let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (appending ? O_APPEND : O_TRUNC)
         let opened = path.withCString { open($0, flags, 0o644) }
         guard opened >= 0 else { throw EventFileError(path: path, errno: errno) }
@@ -29,27 +34,38 @@ public final class EventFile: TextSink {
     public func write(_ text: String) {
         guard let descriptor else { return }
         var text = text
-        text.withUTF8 { buffer in
-            guard let base = buffer.baseAddress else { return }
+        let failure = text.withUTF8 { buffer -> Int32? in
+            guard let base = buffer.baseAddress else { return nil }
             var offset = 0
             while offset < buffer.count {
                 let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return  // a full disk loses the event log, not the run
+                    return errno
                 }
                 offset += written
             }
+            return nil
         }
+        // A full disk loses the rest of the event log, not the run; it is reported and the run's status says so.
+        if let failure { fail(failure) }
     }
 
     /// Flushes to disk and closes the file; later calls do nothing.
     public func close() {
         guard let descriptor else { return }
         self.descriptor = nil
-        // The events are already written; a failed fsync or close has nobody left to tell.
-        _ = fsync(descriptor)
-        _ = Glibc.close(descriptor)
+        // Some file systems report a full disk only here.
+        let synced = fsync(descriptor) == 0 || errno == EINVAL || errno == EROFS  // a pipe or a device cannot sync
+        let code = errno
+        if !synced { failures?.record(.eventFile, path: path, errno: code) }
+        if Glibc.close(descriptor) != 0 && synced { failures?.record(.eventFile, path: path, errno: errno) }
+    }
+
+    private func fail(_ code: Int32) {
+        if let descriptor { _ = Glibc.close(descriptor) }
+        descriptor = nil
+        failures?.record(.eventFile, path: path, errno: code)
     }
 }
 

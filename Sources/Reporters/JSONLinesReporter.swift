@@ -31,9 +31,12 @@ public final class JSONLinesReporter: RunObserver {
 
     /// Writes to a new file at `path` (an existing one is truncated), closed by `close()`.
     /// - Throws: `EventFileError` with the path when the file cannot be opened.
-    /// - Parameter appending: write after what the file holds instead of truncating it.
-    public convenience init(path: String, appending: Bool = false, now: @escaping () -> Date = Date.init) throws(EventFileError) {
-        self.init(file: try EventFile(path: path, appending: appending), now: now)
+    /// - Parameters:
+    ///   - appending: write after what the file holds instead of truncating it.
+    ///   - failures: where a write that fails (a full disk) is reported.
+    public convenience init(path: String, appending: Bool = false, failures: WriteFailures? = nil,
+                            now: @escaping () -> Date = Date.init) throws(EventFileError) {
+        self.init(file: try EventFile(path: path, appending: appending, failures: failures), now: now)
     }
 
     private init(file: EventFile, now: @escaping () -> Date) {

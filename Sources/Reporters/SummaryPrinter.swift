@@ -25,7 +25,12 @@ public struct SummaryPrinter: Sendable {
     }
 
     /// The summary's lines, without newlines.
-    public func render(_ summary: RunSummary) -> [String] {
+    /// - Parameter writeFailures: files that could not be written: an incomplete task log is marked where
+    ///   the log is named and listed after the failures.
+    public func render(_ summary: RunSummary, writeFailures: [WriteFailures.Failure] = []) -> [String] {
+        let incomplete = Dictionary(writeFailures.compactMap { failure -> (String, WriteFailures.Failure)? in
+            if case .taskLog = failure.target { (failure.path, failure) } else { nil }
+        }, uniquingKeysWith: { first, _ in first })
         let counts = Self.countOrder.compactMap { state -> String? in
             guard let count = summary.counts[state], count > 0 else { return nil }
             return "\(count) \(state.rawValue)"
@@ -46,11 +51,19 @@ public struct SummaryPrinter: Sendable {
             if let exitCode = failure.exitCode { reasons.append("exit \(exitCode)") }
             if !failure.reason.isEmpty { reasons.append(failure.reason) }
             if !reasons.isEmpty { line += ": " + reasons.joined(separator: ", ") }
-            if !failure.logPath.isEmpty { line += "  (log: \(failure.logPath))" }
+            if !failure.logPath.isEmpty { line += "  (log: \(failure.logPath)\(incomplete[failure.logPath] == nil ? "" : ", incomplete"))" }
             lines.append(line)
             lines += failure.lastLines.map { indent + $0 }
         }
         lines += summary.leftBehind.map(Self.leftBehindLine)
+        for failure in writeFailures {
+            switch failure.target {
+            case .taskLog(let task): lines.append("log of \(task) is incomplete: \(failure.reason)  (log: \(failure.path))")
+            case .eventFile: lines.append("event file '\(failure.path)' is incomplete: \(failure.reason)")
+            case .trace: lines.append("trace '\(failure.path)' was not written: \(failure.reason)")
+            case .console: break  // said when it happened, on the other stream if it still could be
+            }
+        }
         if let stop = summary.stop { lines.append(RunText.stopped(stop)) }
         return lines
     }

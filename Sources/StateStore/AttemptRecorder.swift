@@ -7,21 +7,25 @@ import PipelineModel
 /// writes them in one transaction when the run finishes, so it costs the run nothing while it goes on. A
 /// run killed outright (SIGKILL) loses its attempts, not its history rows.
 ///
-/// Call only from the run's event stream; keep `problems` (safe from any thread) to read after it ends.
+/// Call only from the run's event stream.
 public final class AttemptRecorder: RunObserver {
     private let store: StateStore
     private let run: RunID
     private var log: TaskAttemptLog
     private var jobs = 1
-    /// What went wrong writing the attempts, for the user to see as warnings.
-    public let problems = Locked<[String]>([])
+    /// Told how many rows could not be written, and why: the run's `RunRecorder`, so the user hears of a
+    /// failing history once, not once per writer.
+    private let lost: (Int, any Error) -> Void
 
     /// Records into `run` of `store`, the run `RunRecorder` began.
-    /// - Parameter fanOuts: the dynamic fan-outs, which execute nothing themselves and so get no attempt.
-    public init(store: StateStore, run: RunID, fanOuts: Set<TaskID>) {
+    /// - Parameters:
+    ///   - fanOuts: the dynamic fan-outs, which execute nothing themselves and so get no attempt.
+    ///   - lost: told of attempts that could not be written (see `RunRecorder.noteLost`).
+    public init(store: StateStore, run: RunID, fanOuts: Set<TaskID>, lost: @escaping (Int, any Error) -> Void) {
         self.store = store
         self.run = run
         self.log = TaskAttemptLog(ignoring: fanOuts)
+        self.lost = lost
     }
 
     public func observe(_ event: RunEvent) {
@@ -35,7 +39,7 @@ public final class AttemptRecorder: RunObserver {
             do {
                 try store.recordAttempts(log.attempts, run: run, jobs: jobs, criticalPath: summary.criticalPath)
             } catch {
-                problems.withLock { $0.append("cannot record the run's attempts for its report: \(error)") }
+                lost(log.attempts.count, error)
             }
         case .output, .progress, .suspended, .stopping:
             break

@@ -17,6 +17,8 @@ public final class RunRecorder: TaskHistory {
     public let run: RunID
     private let pipelineDirectory: String
     private let problems = Locked<[String]>([])
+    /// History rows that could not be written, counted per cause: a full disk is one warning, not one per batch.
+    private let lostHistory = Locked<[(cause: String, rows: Int)]>([])
     private let writer: HistoryWriter
 
     /// What `check` hands the Runner, for `started` and `ended` to use.
@@ -34,11 +36,22 @@ public final class RunRecorder: TaskHistory {
         self.pipelineDirectory = pipelineDirectory
         let run = try store.beginRun(pipelineFile: pipelineFile, startTime: startTime, taskCount: taskCount)
         self.run = run
-        let problems = self.problems
+        let lostHistory = self.lostHistory
         writer = HistoryWriter { rows in
-            do { try store.record(rows, run: run) } catch {
-                problems.withLock { $0.append("cannot record \(rows.count) rows of the run's history: \(error)") }
-            }
+            do { try store.record(rows, run: run) } catch { Self.note(rows.count, lostTo: error, in: lostHistory) }
+        }
+    }
+
+    /// Notes rows of this run's history that another writer (the attempts for the report) could not
+    /// store: they are told with the rest, one warning per cause.
+    public func noteLost(_ rows: Int, to error: any Error) {
+        Self.note(rows, lostTo: error, in: lostHistory)
+    }
+
+    private static func note(_ rows: Int, lostTo error: any Error, in lostHistory: Locked<[(cause: String, rows: Int)]>) {
+        let cause = cause(of: error)
+        lostHistory.withLock { lost in
+            if let index = lost.firstIndex(where: { $0.cause == cause }) { lost[index].rows += rows } else { lost.append((cause, rows)) }
         }
     }
 
@@ -87,10 +100,23 @@ public final class RunRecorder: TaskHistory {
     /// Closes the run's record; returns the problems met along the way, for the user to see.
     public func finish(_ summary: RunSummary, endTime: Date) -> [String] {
         writer.close()
+        var endLost: String?
         do { try store.finishRun(run, outcome: RunOutcome(summary: summary), endTime: endTime) } catch {
-            note("cannot record the end of the run: \(error)")
+            endLost = Self.cause(of: error)
         }
-        return problems.withLock { $0 }
+        var lines = problems.withLock { $0 }
+        for (cause, rows) in lostHistory.withLock({ $0 }) {
+            let end = endLost == cause ? " and its end" : ""
+            if endLost == cause { endLost = nil }
+            lines.append("cannot record the run's history in .jobgraph/state.db (\(rows) rows\(end) lost): \(cause)")
+        }
+        if let endLost { lines.append("cannot record the end of the run in .jobgraph/state.db: \(endLost)") }
+        return lines
+    }
+
+    /// An error's words without the statement that met it: every batch fails on a different one.
+    private static func cause(of error: any Error) -> String {
+        (error as? SQLiteError).map { "SQLite error \($0.code): \($0.message)" } ?? "\(error)"
     }
 
     fileprivate func note(_ problem: String) {

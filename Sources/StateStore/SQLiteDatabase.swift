@@ -15,7 +15,8 @@ final class SQLiteDatabase {
     /// Opens (creating when missing) the database at `location`.
     /// - Parameters:
     ///   - busyTimeout: milliseconds to wait for another connection's write lock before `SQLITE_BUSY`.
-    ///   - readOnly: open an existing file only to read it, leaving its journal mode as it is.
+    ///   - readOnly: open an existing file only to read it, changing nothing (no WAL switch, and no
+    ///     checkpoint when it closes).
     init(location: SQLiteLocation, busyTimeout: Int32 = 5_000, readOnly: Bool = false) throws(SQLiteError) {
         self.location = location
         var opened: OpaquePointer?
@@ -28,10 +29,11 @@ final class SQLiteDatabase {
             try check(code, opened)
             try check(sqlite3_extended_result_codes(opened, 1), opened)
             try check(sqlite3_busy_timeout(opened, busyTimeout), opened)
+            if readOnly { return }
             // WAL: a writer killed mid-transaction leaves its frames uncommitted in the log, and readers
             // never block the writer. NORMAL syncs at checkpoints only: still consistent after kill -9
             // (the OS keeps written pages); a power cut may lose the last transactions, never corrupt.
-            if case .path = location, !readOnly {
+            if case .path = location {
                 let mode = try query("PRAGMA journal_mode=WAL") { $0.text(0) }.first ?? ""
                 guard mode.lowercased() == "wal" else {
                     throw SQLiteError(code: SQLITE_ERROR, message: "could not switch to WAL mode (journal mode is '\(mode)')")
@@ -148,5 +150,11 @@ final class SQLiteDatabase {
     /// `PRAGMA integrity_check`: `["ok"]` for a sound database, else one line per problem found.
     func integrityCheck() throws(SQLiteError) -> [String] {
         try query("PRAGMA integrity_check") { $0.text(0) }
+    }
+
+    /// `PRAGMA quick_check`: `["ok"]`, or SQLite's list of problems; the integrity check without the
+    /// index-content comparison, so it costs one read of each page.
+    func quickCheck() throws(SQLiteError) -> [String] {
+        try query("PRAGMA quick_check") { $0.text(0) }
     }
 }

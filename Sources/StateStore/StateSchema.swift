@@ -57,7 +57,7 @@ enum StateSchema {
     /// do without, a newer one may mean something else by its tables.
     static func checkReadable(_ database: SQLiteDatabase) throws {
         let found = try database.userVersion()
-        if found > currentVersion { throw StateStoreError.newerSchema(found: found, supported: currentVersion) }
+        if found > currentVersion { throw StateStoreError.newerSchema(path: database.location.filename, found: found, supported: currentVersion) }
     }
 
     /// Creates or upgrades the schema inside one transaction, so two processes opening a new file at once
@@ -72,6 +72,11 @@ enum StateSchema {
             if version != currentVersion { try database.setUserVersion(currentVersion) }
             return version
         }
-        if found > currentVersion { throw StateStoreError.newerSchema(found: found, supported: currentVersion) }
+        if found > currentVersion { throw StateStoreError.newerSchema(path: database.location.filename, found: found, supported: currentVersion) }
     }
+}
+
+extension StateStore {
+    /// The `state.db` schema version this jobgraph writes; a file from a later one is refused.
+    public static var schemaVersion: Int { StateSchema.currentVersion }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import JobGraphBasics
 import PipelineModel
 
@@ -20,21 +21,34 @@ public final class StateStore: Sendable {
     /// Runs kept per pipeline; older ones are dropped when a run begins.
     public let retainedRuns: Int
     let database: Locked<SQLiteDatabase>
+    /// Set when `open` found `state.db` damaged and moved it aside: the CLI warns with it.
+    public let recovery: StateFileRecovery?
     /// Opened by `openReadOnly`: checks keep what they learn to themselves.
     public let isReadOnly: Bool
 
     /// Opens the state of the pipelines in `directory`, creating `.jobgraph/` and `state.db` when missing.
+    ///
+    /// A `state.db` that is not a database or fails `PRAGMA quick_check` is moved aside and replaced by a
+    /// fresh one (`recovery` says so); one written by a newer jobgraph is refused and left untouched.
     /// - Parameters:
     ///   - directory: the pipeline file's folder; a relative path is taken from the working directory.
     ///   - fingerprinter: how input files are read; the default reads them from disk.
     ///   - retainedRuns: runs kept per pipeline, at least 1.
+    ///   - now: the time a damaged file's new name records.
     /// - Throws: `StateStoreError` when the folder cannot be made, `SQLiteError` when the database cannot
     ///   be opened (`newerSchema` when a newer jobgraph wrote it).
-    public static func open(directory: String, fingerprinter: Fingerprinter = Fingerprinter(), retainedRuns: Int = 50) throws -> StateStore {
+    public static func open(directory: String, fingerprinter: Fingerprinter = Fingerprinter(), retainedRuns: Int = 50,
+                            now: Date = Date()) throws -> StateStore {
         let directory = absolute(directory)
-        let stateDirectory = try makeStateDirectory(in: directory)
-        return try StateStore(directory: directory, location: .path(stateDirectory + "/state.db"), fingerprinter: fingerprinter,
-                              retainedRuns: retainedRuns)
+        let path = try makeStateDirectory(in: directory) + "/state.db"
+        var recovery: StateFileRecovery?
+        do {
+            try StateFileRecovery.vet(path)
+        } catch let error as SQLiteError where error.isCorruption {
+            recovery = try StateFileRecovery.moveAside(path, reason: error.message, now: now)
+        }
+        return try StateStore(directory: directory, location: .path(path), fingerprinter: fingerprinter,
+                              retainedRuns: retainedRuns, recovery: recovery)
     }
 
     /// Opens the state of the pipelines in `directory` only to read it, as a dry run does: no run lock,
@@ -55,8 +69,10 @@ public final class StateStore: Sendable {
         try StateStore(directory: absolute(directory), location: .memory, fingerprinter: fingerprinter, retainedRuns: retainedRuns)
     }
 
-    init(directory: String, location: SQLiteLocation, fingerprinter: Fingerprinter, retainedRuns: Int, readOnly: Bool = false) throws {
+    init(directory: String, location: SQLiteLocation, fingerprinter: Fingerprinter, retainedRuns: Int,
+         recovery: StateFileRecovery? = nil, readOnly: Bool = false) throws {
         self.directory = directory
+        self.recovery = recovery
         stateDirectory = directory + "/.jobgraph"
         self.fingerprinter = fingerprinter
         self.retainedRuns = max(1, retainedRuns)

@@ -17,6 +17,9 @@ enum DownloadFailure: Error, Equatable, CustomStringConvertible {
     case tooLarge(limit: Int, url: String, declared: Int64?)
     case truncated(received: Int64, expected: Int64, url: String)
     case checksumMismatch(expected: String, actual: String, url: String)
+    /// The server's TLS certificate did not verify against the trusted certificates; `detail` is the
+    /// TLS library's reason (self-signed, expired, wrong host …).
+    case untrustedCertificate(detail: String, url: String)
     case network(String, url: String)
     case file(String)
     case cancelled(url: String)
@@ -49,6 +52,9 @@ enum DownloadFailure: Error, Equatable, CustomStringConvertible {
             "the server closed the connection after \(received) of \(expected) bytes of '\(url)'"
         case .checksumMismatch(let expected, let actual, let url):
             "checksum mismatch for '\(url)': expected sha256 \(expected), got \(actual)"
+        case .untrustedCertificate(let detail, let url):
+            "certificate not trusted for '\(url)': \(detail) (jobgraph trusts the system's CA certificates, "
+                + "/etc/ssl/certs; add a private CA there with update-ca-certificates)"
         case .network(let message, let url):
             "cannot download '\(url)': \(message)"
         case .file(let message):

@@ -381,8 +381,21 @@ final class DownloadStep: TaskExecution, @unchecked Sendable {
             return .tooManyRedirects(limit: limits.maximumRedirects, url: url)
         case NSURLErrorCancelled:
             return .cancelled(url: url)
+        case NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasUnknownRoot, NSURLErrorServerCertificateHasBadDate,
+             NSURLErrorServerCertificateNotYetValid:
+            return .untrustedCertificate(detail: error.localizedDescription, url: url)
         default:
-            return .network(error.localizedDescription, url: url)
+            // corelibs Foundation reports libcurl's CURLE_PEER_FAILED_VERIFICATION as NSURLErrorUnknown with
+            // curl's text: "SSL certificate problem: self-signed certificate", or for a certificate of
+            // another host "SSL: no alternative certificate subject name matches target host name …".
+            let text = error.localizedDescription
+            if text.hasPrefix("SSL certificate problem: ") {
+                return .untrustedCertificate(detail: String(text.dropFirst("SSL certificate problem: ".count)), url: url)
+            }
+            if text.hasPrefix("SSL: "), text.contains("certificate subject name") {
+                return .untrustedCertificate(detail: String(text.dropFirst("SSL: ".count)), url: url)
+            }
+            return .network(text, url: url)
         }
     }
 

@@ -17,10 +17,11 @@ public final class LocalExecutor: TaskExecutor {
     /// - Parameters:
     ///   - loop: watches the children; it must outlive every task started here.
     ///   - logDirectory: where `<task>.log` files go; created when the first log is opened.
-    public init(loop: EventLoop, logDirectory: String, spawner: ProcessSpawner = ProcessSpawner()) {
+    ///   - failures: where a log that cannot be written is reported, once per file.
+    public init(loop: EventLoop, logDirectory: String, spawner: ProcessSpawner = ProcessSpawner(), failures: WriteFailures? = nil) {
         self.loop = loop
         self.spawner = spawner
-        self.logDirectory = LogDirectory(path: logDirectory)
+        self.logDirectory = LogDirectory(path: logDirectory, failures: failures)
     }
 
     public func start(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution {
@@ -47,7 +48,7 @@ public final class LocalExecutor: TaskExecutor {
     /// The task's log: truncated for a first attempt, appended to (under a header) for a retry, and
     /// appended to as is for a command run on the task's behalf.
     private func openLog(for work: TaskWork) throws -> TaskLog {
-        let log = try logDirectory.open(work.logPath, appending: work.attempt > 1 || work.appendsToLog)
+        let log = try logDirectory.open(work.logPath, task: work.id, appending: work.attempt > 1 || work.appendsToLog)
         if work.attempt > 1 && !work.appendsToLog { log.write(line: Array("--- attempt \(work.attempt) ---".utf8)) }
         return log
     }

@@ -2,14 +2,19 @@
 import JobGraphBasics
 import Glibc
 #endif
+import Execution
+import PipelineModel
 
 /// The folder of task logs, created on first use.
 final class LogDirectory: Sendable {
     let path: String
     private let created = Locked(false)
+    /// Where a log that cannot be written is reported, once.
+    private let failures: WriteFailures?
 
-    init(path: String) {
+    init(path: String, failures: WriteFailures? = nil) {
         self.path = path
+        self.failures = failures
     }
 
     /// Opens a task's log: truncated for a first attempt, appended to for a retry.
@@ -18,18 +23,18 @@ final class LogDirectory: Sendable {
     /// and a run of thousands of silent tasks does not pay for thousands of new files. A log left by an
     /// earlier run is truncated here, so it never shows another run's lines.
     /// - Throws: `StepError` when the folder cannot be made or an earlier log cannot be truncated.
-    func open(_ file: String, appending: Bool) throws -> TaskLog {
+    func open(_ file: String, task: TaskID, appending: Bool) throws -> TaskLog {
         try created.withLock { created in
             guard !created else { return }
             try makeDirectories(path)
             created = true
         }
-        guard !appending else { return TaskLog(path: file, descriptor: nil) }
+        guard !appending else { return TaskLog(path: file, task: task, descriptor: nil, failures: failures) }
         let descriptor = Glibc.open(file, O_WRONLY | O_TRUNC | O_CLOEXEC)
         guard descriptor >= 0 || errno == ENOENT else {
             throw StepError("cannot open the log '\(file)': \(String(cString: strerror(errno)))")
         }
-        return TaskLog(path: file, descriptor: descriptor >= 0 ? descriptor : nil)
+        return TaskLog(path: file, task: task, descriptor: descriptor >= 0 ? descriptor : nil, failures: failures)
     }
 
     private func makeDirectories(_ path: String) throws {
@@ -48,51 +53,72 @@ final class TaskLog: Sendable {
     private enum State {
         case notCreated
         case open(Int32)
+        /// Writing failed once: later lines are dropped, so the log ends at a whole line, not with a gap.
+        case failed(Int32?)
         case closed
     }
 
     private let path: String
+    private let task: TaskID
     private let state: Locked<State>
+    private let failures: WriteFailures?
 
-    /// - Parameter descriptor: the file, already open for writing; `nil` to create (or append to) it when
-    ///   the first line comes.
-    init(path: String, descriptor: Int32?) {
+    /// - Parameters:
+    ///   - descriptor: the file, already open for writing; `nil` to create (or append to) it when the
+    ///     first line comes.
+    ///   - failures: told once when the log cannot be created or written.
+    init(path: String, task: TaskID, descriptor: Int32?, failures: WriteFailures? = nil) {
         self.path = path
+        self.task = task
+        self.failures = failures
         state = Locked(descriptor.map(State.open) ?? .notCreated)
     }
 
     /// Writes the line and a newline; a full disk or a log that cannot be created loses log lines, never
-    /// the run.
+    /// the run, and is reported once (`WriteFailures`).
     func write(line: [UInt8]) {
-        state.withLock { state in
+        let failure = state.withLock { state -> Int32? in
             let descriptor: Int32
             switch state {
             case .open(let open):
                 descriptor = open
             case .notCreated:
                 descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-                guard descriptor >= 0 else { return }
+                guard descriptor >= 0 else {
+                    state = .failed(nil)
+                    return errno
+                }
                 state = .open(descriptor)
-            case .closed:
-                return
+            case .failed, .closed:
+                return nil
             }
             var bytes = line
             bytes.append(UInt8(ascii: "\n"))
-            bytes.withUnsafeBytes { buffer in
+            let code = bytes.withUnsafeBytes { buffer -> Int32? in
+                guard let base = buffer.baseAddress else { return nil }
                 var offset = 0
                 while offset < buffer.count {
-                    let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
                     if written < 0 && errno == EINTR { continue }
-                    if written <= 0 { return }
+                    if written < 0 { return errno }
+                    if written == 0 { return EIO }
                     offset += written
                 }
+                return nil
             }
+            if code != nil { state = .failed(descriptor) }
+            return code
         }
+        // Reported outside the lock: the announcement writes to the console.
+        if let failure { failures?.record(.taskLog(task), path: path, errno: failure) }
     }
 
     func close() {
         state.withLock { state in
-            if case .open(let descriptor) = state { _ = Glibc.close(descriptor) }
+            switch state {
+            case .open(let descriptor), .failed(let descriptor?): _ = Glibc.close(descriptor)
+            case .notCreated, .failed(nil), .closed: break
+            }
             state = .closed
         }
     }

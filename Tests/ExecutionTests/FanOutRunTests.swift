@@ -104,7 +104,11 @@ struct FanOutRunTests {
             #expect(run.finalStates[TaskID("\(group)[0]")] == .succeeded)
             #expect(run.finalStates[TaskID("\(group)[2]")] == .succeeded)
             let escaping = try #require(run.transition(of: TaskID("\(group)[1]"), to: .failed))
-            #expect(escaping.error == "'../x' from {{ item.name }} would leave the pipeline's folder")
+            let key = group == "by-cwd" ? "cwd" : "outputs"
+            let template = group == "by-cwd" ? "build/{{ item.name }}" : "build/{{ item.name }}.out"
+            let rendered = template.replacingOccurrences(of: "{{ item.name }}", with: "../x")
+            #expect(escaping.error == "\(key) '\(rendered)' (from '\(template)'): the value '../x' of {{ item.name }} "
+                + "may not be an absolute path or contain '..'")
         }
         #expect(run.directory.exists("build/one/here") && run.directory.exists("build/two/here"))
         #expect(run.directory.exists("build/one.out") && run.directory.exists("build/two.out"))
@@ -124,7 +128,8 @@ struct FanOutRunTests {
             try directory.write(#"[{"name": "../../etc/evil"}]"#, to: "items.json")
         })
         let failed = try #require(run.transition(of: "fetch[0]", to: .failed))
-        #expect(failed.error == "'../../etc/evil' from {{ item.name }} would leave the pipeline's folder")
+        #expect(failed.error == "to 'build/../../etc/evil.bin' (from 'build/{{ item.name }}.bin'): the value '../../etc/evil' "
+            + "of {{ item.name }} may not be an absolute path or contain '..'")
     }
 
     @Test func aMalformedListFailsTheTaskNamingTheFileAndLine() async throws {

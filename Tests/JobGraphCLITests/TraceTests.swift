@@ -116,12 +116,14 @@ struct TraceTests {
         #expect(slices.map { $0.arguments["state"] } == ["up-to-date"])
     }
 
-    @Test func anUnwritableTraceIsAWarningAndTheRunStillSucceeds() async throws {
+    /// The task succeeded, but the trace the user asked for is missing: said, and the status is 1 (issue 15).
+    @Test func anUnwritableTraceIsSaidAndFailsTheRun() async throws {
         let folder = try PipelineFolder("version: 1\ntasks:\n  one: {run: \"true\"}\n")
         defer { folder.remove() }
         let run = try await folder.run(["--trace", "missing-folder/trace.json"])
-        #expect(run.status == 0)
-        #expect(run.outcome.standardError.contains("warning: cannot write the trace 'missing-folder/trace.json'"),
+        #expect(run.status == 1)
+        #expect(run.finalStates == ["one": "succeeded"])
+        #expect(run.outcome.errorLines == ["warning: cannot write the trace 'missing-folder/trace.json': No such file or directory"],
                 "\(run.outcome.standardError)")
     }
 }

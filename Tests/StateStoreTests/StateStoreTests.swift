@@ -44,7 +44,7 @@ import Testing
             try store.withDatabase { database throws(SQLiteError) in try database.setUserVersion(StateSchema.currentVersion + 1) }
         }
         let error = #expect(throws: StateStoreError.self) { try StateStore.open(directory: directory.path) }
-        #expect(error == .newerSchema(found: StateSchema.currentVersion + 1, supported: StateSchema.currentVersion))
+        #expect(error == .newerSchema(path: directory.path + "/.jobgraph/state.db", found: StateSchema.currentVersion + 1, supported: StateSchema.currentVersion))
         #expect(error?.description.contains("a newer jobgraph wrote it") == true)
     }
 
