@@ -11,7 +11,7 @@ struct ValidateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let graph = try checkedGraph(pipeline)
-        let edges = graph.dependencies.reduce(0) { $0 + $1.count }
+        let edges = graph.dependencies.totalCount
         Console.standardOutput.write(line: "\(pipeline.file): valid, \(graph.nodes.count) tasks, \(edges) dependencies")
     }
 }

@@ -14,10 +14,13 @@ public enum YAMLLoader {
     ///   - file: the path as the user typed it, for locations.
     ///   - diagnostics: receives every problem found, each with its location.
     /// - Returns: the document's root node, or `nil` when the text is not usable YAML.
+    ///   - streaming: hands over the entries of one top-level mapping as they are read, instead of
+    ///     keeping them in the tree; `nil` keeps everything.
     public static func load(
-        _ bytes: [UInt8], file: String, limits: YAMLLimits = .standard, diagnostics: inout Diagnostics
+        _ bytes: [UInt8], file: String, limits: YAMLLimits = .standard, streaming: YAMLEntryStream? = nil,
+        diagnostics: inout Diagnostics
     ) -> YAMLNode? {
-        let composer = Composer(file: file, limits: limits)
+        let composer = Composer(file: file, limits: limits, stream: streaming)
         let root = bytes.withUnsafeBufferPointer { buffer in composer.compose(buffer) }
         diagnostics.append(contentsOf: composer.diagnostics)
         return composer.diagnostics.hasErrors ? nil : root
@@ -28,6 +31,32 @@ public enum YAMLLoader {
         _ text: String, file: String = "<string>", limits: YAMLLimits = .standard, diagnostics: inout Diagnostics
     ) -> YAMLNode? {
         load(Array(text.utf8), file: file, limits: limits, diagnostics: &diagnostics)
+    }
+}
+
+/// Hands over the entries of the mapping under one top-level key as each is complete, so a huge
+/// mapping (a million tasks) never exists as a tree: each entry can be decoded and dropped.
+///
+/// Only a mapping written directly as the value of `key` in a top-level mapping streams, and only one
+/// with no anchor or tag (an alias could not refer to it). Its entries are checked for nothing
+/// but YAML syntax: the receiver must find duplicate keys itself. Merge keys (`<<`) are not streamed;
+/// what they bring in stays in the tree's (otherwise empty) mapping.
+public final class YAMLEntryStream {
+    /// The top-level key whose mapping streams.
+    public let key: String
+    /// Called once, when the mapping starts, with the top-level entries written before `key`.
+    let begin: ([YAMLMappingEntry]) -> Void
+    /// Called with each entry, in file order.
+    let entry: (YAMLMappingEntry) -> Void
+    /// Whether the mapping was found and streamed (so the tree's mapping under `key` lacks its entries).
+    public fileprivate(set) var didStream = false
+    /// How many entries were handed over.
+    public fileprivate(set) var entryCount = 0
+
+    public init(key: String, begin: @escaping ([YAMLMappingEntry]) -> Void, entry: @escaping (YAMLMappingEntry) -> Void) {
+        self.key = key
+        self.begin = begin
+        self.entry = entry
     }
 }
 
@@ -48,9 +77,12 @@ private final class Composer {
     private var root: YAMLNode?
     private var documentCount = 0
 
-    init(file: String, limits: YAMLLimits) {
+    private let stream: YAMLEntryStream?
+
+    init(file: String, limits: YAMLLimits, stream: YAMLEntryStream?) {
         self.file = file
         self.limits = limits
+        self.stream = stream
     }
 
     func compose(_ buffer: UnsafeBufferPointer<UInt8>) -> YAMLNode? {
@@ -142,6 +174,15 @@ private final class Composer {
         if stack.count >= limits.depth {
             diagnostics.error("nesting is deeper than \(limits.depth) levels", at: builder.location)
             return false
+        }
+        if let stream, !stream.didStream, builder.isMapping, builder.anchor == nil, builder.tag == nil,
+           stack.count == 1, let root = stack.first, root.isMapping, root.pendingKeyText == stream.key {
+            stream.didStream = true
+            stream.begin(root.entriesSoFar)
+            builder.sink = { entry in
+                stream.entryCount += 1
+                stream.entry(entry)
+            }
         }
         stack.append(builder)
         return true
@@ -246,6 +287,12 @@ extension YAMLNode {
         private var pendingKey: YAMLNode?
         private var keyLocations: [String: SourceLocation] = [:]
         private var merged: [YAMLNode] = []
+        /// Receives each entry instead of `entries` (see `YAMLEntryStream`).
+        var sink: ((YAMLMappingEntry) -> Void)?
+
+        /// The text of a key read but not yet paired with its value.
+        var pendingKeyText: String? { pendingKey?.scalar?.text }
+        var entriesSoFar: [YAMLMappingEntry] { entries }
 
         init(isMapping: Bool, location: SourceLocation, anchor: UnsafeMutablePointer<yaml_char_t>?, tag: UnsafeMutablePointer<yaml_char_t>?) {
             self.isMapping = isMapping
@@ -265,9 +312,17 @@ extension YAMLNode {
                 return
             }
             pendingKey = nil
+            if key.scalar == nil, let sink {
+                sink(YAMLMappingEntry(key: key, value: node))
+                return
+            }
             if let scalar = key.scalar {
                 if scalar.isPlain && scalar.text == "<<" {
                     merged.append(node)
+                    return
+                }
+                if let sink {
+                    sink(YAMLMappingEntry(key: key, value: node))
                     return
                 }
                 if let first = location(ofKey: scalar.text) {
