@@ -98,11 +98,25 @@ public struct TaskSpec: Sendable {
         self.priority = priority
         self.when = when
         self.allowFailure = allowFailure
-        let fields = RareFields(
+        self.rare = RareFieldsBox(RareFields(
             description: description, queue: queue, qos: qos, cwd: cwd, environment: environment, timeout: timeout,
             retries: retries, retryDelay: retryDelay, conditions: conditions, exclusive: exclusive, foreach: foreach,
-            onSuccess: onSuccess, onFailure: onFailure, service: service)
-        self.rare = fields.isDefault ? nil : RareFieldsBox(fields)
+            onSuccess: onSuccess, onFailure: onFailure, service: service))
+    }
+
+    /// A task with every other field at its default and no box for rare fields yet: how the decoder
+    /// starts each task, setting fields as it reads them.
+    init(id: TaskID, location: SourceLocation, action: Action) {
+        self.id = id
+        self.location = location
+        self.action = action
+        self.needs = []
+        self.inputs = []
+        self.outputs = []
+        self.priority = .normal
+        self.when = .success
+        self.allowFailure = false
+        self.rare = nil
     }
 
     /// Changes rare fields in a box of this task's own (a fresh one: boxes are immutable, so copies of
@@ -114,7 +128,8 @@ public struct TaskSpec: Sendable {
     }
 }
 
-/// The task fields most tasks leave at their defaults.
+/// The task fields most tasks leave at their defaults. A new task key that few tasks set goes here,
+/// with its default, plus an accessor and an `init` parameter on `TaskSpec`.
 private struct RareFields: Sendable {
     var description: String?
     var queue: Located<QueueName>?
@@ -130,12 +145,6 @@ private struct RareFields: Sendable {
     var onSuccess: Template?
     var onFailure: Template?
     var service: ServiceSpec?
-
-    var isDefault: Bool {
-        description == nil && queue == nil && qos == nil && cwd == nil && environment.isEmpty && timeout == nil
-            && retries == 0 && retryDelay == 1 && conditions.isEmpty && exclusive.isEmpty && foreach == nil
-            && onSuccess == nil && onFailure == nil && service == nil
-    }
 }
 
 /// An immutable box, shared by copies of a task; changing a field makes a new one.

@@ -159,7 +159,7 @@ private final class Composer {
         case YAML_MAPPING_START_EVENT:
             return push(YAMLNode.Builder(isMapping: true, location: start, anchor: event.data.mapping_start.anchor, tag: event.data.mapping_start.tag))
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
-            guard let builder = stack.popLast() else { return true }
+            guard var builder = stack.popLast() else { return true }
             if let tag = builder.tag, tag != (builder.isMapping ? "tag:yaml.org,2002:map" : "tag:yaml.org,2002:seq") {
                 diagnostics.error("unsupported YAML tag '\(tag)'", at: builder.location)
             }
@@ -170,7 +170,7 @@ private final class Composer {
         return true
     }
 
-    private func push(_ builder: YAMLNode.Builder) -> Bool {
+    private func push(_ builder: consuming YAMLNode.Builder) -> Bool {
         if stack.count >= limits.depth {
             diagnostics.error("nesting is deeper than \(limits.depth) levels", at: builder.location)
             return false
@@ -193,11 +193,11 @@ private final class Composer {
         if let anchor {
             anchors[anchor] = (node, size)
         }
-        guard let top = stack.last else {
+        guard !stack.isEmpty else {
             root = node
             return true
         }
-        top.add(node, size: size, diagnostics: &diagnostics)
+        stack[stack.count - 1].add(node, size: size, diagnostics: &diagnostics)
         return true
     }
 
@@ -276,7 +276,10 @@ private final class Composer {
 
 extension YAMLNode {
     /// Collects a list's items or a mapping's entries until its end event.
-    fileprivate final class Builder {
+    ///
+    /// A value kept on the composer's stack, not an object: one per list and mapping of the file, so
+    /// a class cost an allocation each and a runtime exclusivity check on every field access.
+    fileprivate struct Builder {
         let isMapping: Bool
         let location: SourceLocation
         let anchor: String?
@@ -301,7 +304,7 @@ extension YAMLNode {
             self.tag = tag.map { String(cString: $0) }
         }
 
-        func add(_ node: YAMLNode, size: Int, diagnostics: inout Diagnostics) {
+        mutating func add(_ node: YAMLNode, size: Int, diagnostics: inout Diagnostics) {
             self.size += size
             guard isMapping else {
                 items.append(node)
@@ -345,7 +348,7 @@ extension YAMLNode {
         }
 
         /// Notes a key about to be added; from `scanLimit` keys on, in the dictionary.
-        private func remember(_ text: String, at location: SourceLocation) {
+        private mutating func remember(_ text: String, at location: SourceLocation) {
             guard entries.count >= Self.scanLimit else { return }
             if keyLocations.isEmpty {
                 for entry in entries { if let key = entry.keyText { keyLocations[key] = entry.key.location } }
@@ -353,7 +356,7 @@ extension YAMLNode {
             keyLocations[text] = location
         }
 
-        func build() -> YAMLNode {
+        mutating func build() -> YAMLNode {
             guard isMapping else { return YAMLNode(.sequence(items), at: location) }
             // Merge keys: entries written here win over merged ones, earlier merges over later.
             for source in merged {
