@@ -60,7 +60,7 @@ private struct Expansion {
         let start = nodes.count
         defer { nodesOfTask.append(start..<nodes.count) }
         // The loader's table already holds each id once.
-        guard taskIndex != nil || !names.contains(id) else {
+        guard self.taskIndex != nil || !names.contains(id) else {
             diagnostics.error("duplicate task '\(id)'", at: tasks[taskIndex].location)
             return
         }

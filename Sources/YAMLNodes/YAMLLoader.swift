@@ -320,7 +320,7 @@ extension YAMLNode {
                 return
             }
             if let scalar = key.scalar {
-                if scalar.isPlain && scalar.text == "<<" {
+                if scalar.isPlain && scalar.text.utf8.count == 2 && scalar.text == "<<" {
                     merged.append(node)
                     return
                 }
