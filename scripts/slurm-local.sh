@@ -14,14 +14,16 @@
 #   sbatch --wrap 'hostname'
 #
 # Settings (environment): JOBGRAPH_SLURM_DIR; JOBGRAPH_SLURM_PORT (slurmctld's port, slurmd uses the next
-# one; default 6817); JOBGRAPH_SLURM_CPUS (the CPUs the node offers; default: this machine's).
+# one; default 6817); JOBGRAPH_SLURM_CPUS (the CPUs the node offers; default: this machine's);
+# JOBGRAPH_SLURM_NODE (the node's name; default this host's short name). Two clusters on one machine need
+# different folders, ports and node names (a node's cgroups are named after it).
 # Needs root: slurmd starts job steps as their submitting user, and package installation needs apt.
 set -euo pipefail
 
 dir=${JOBGRAPH_SLURM_DIR:-/tmp/jobgraph-slurm-$(id -u)}
 port=${JOBGRAPH_SLURM_PORT:-6817}
 cpus=${JOBGRAPH_SLURM_CPUS:-$(nproc)}
-node=$(hostname -s)
+node=${JOBGRAPH_SLURM_NODE:-$(hostname -s)}
 
 say() { echo "slurm-local: $*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -94,7 +96,7 @@ write_configuration() {
     cat >"$dir/etc/slurm.conf" <<EOF
 # Written by scripts/slurm-local.sh: a one-node cluster for jobgraph's tests.
 ClusterName=jobgraph
-SlurmctldHost=$node(127.0.0.1)
+SlurmctldHost=$(hostname -s)(127.0.0.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 SlurmUser=root
@@ -133,7 +135,7 @@ KillWait=5
 MinJobAge=300
 # The node may offer more CPUs than the machine has (JOBGRAPH_SLURM_CPUS), for tests of --jobs.
 SlurmdParameters=config_overrides
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory State=UNKNOWN
+NodeName=$node NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=2:00:00 State=UP
 EOF
     cat >"$dir/etc/cgroup.conf" <<EOF

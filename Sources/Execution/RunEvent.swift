@@ -51,6 +51,8 @@ public struct TaskTransition: Sendable, Codable, Equatable {
     public var error: String?
     /// Seconds the attempt executed, on its terminal state.
     public var duration: Double?
+    /// The Slurm job or step that ran the attempt (`1234`, `1234.5`, `1234_7`), once known.
+    public var slurmJob: String?
 
     public init(time: Date, elapsed: Double, task: TaskID, from: TaskState, to: TaskState, attempt: Int, queue: String,
                 exitCode: Int32? = nil, error: String? = nil, duration: Double? = nil) {
@@ -70,6 +72,7 @@ public struct TaskTransition: Sendable, Codable, Equatable {
         case time, elapsed, task, from, to, attempt, queue
         case exitCode = "exit_code"
         case error, duration
+        case slurmJob = "slurm_job"
     }
 }
 

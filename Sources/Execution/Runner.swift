@@ -165,10 +165,11 @@ public final class Runner: Sendable {
         let task = state.withLock { $0.tasks[index] }
         let events = self.events
         let id = task.id
-        let reporter = TaskReporter(
+        var reporter = TaskReporter(
             output: { line in events.yield(.output(task: id, line: line)) },
             progress: { bytes, total in events.yield(.progress(task: id, bytes: bytes, total: total)) },
             finished: { [weak self] result in self?.attemptEnded(index, attempt: attempt, result) })
+        reporter.slurmJob = { [weak self] job in self?.state.withLock { $0.slurmJobs[index] = job } }
         do {
             let work = try resolver.get().work(for: task, attempt: attempt)
             let handle = try executor.start(work, reporter: reporter)
@@ -582,10 +583,12 @@ public final class Runner: Sendable {
     private func emit(_ index: Int, from: TaskState, to: TaskState, exitCode: Int32? = nil, error: String? = nil,
                       duration: Double? = nil, in book: inout RunBook) {
         let task = book.tasks[index]
-        events.yield(.transition(TaskTransition(
+        var transition = TaskTransition(
             time: Date(), elapsed: elapsed(), task: task.id, from: from, to: to,
             attempt: max(1, book.attempts[index]), queue: queueNames[task.queue],
-            exitCode: exitCode, error: error, duration: duration)))
+            exitCode: exitCode, error: error, duration: duration)
+        transition.slurmJob = book.slurmJobs[index]
+        events.yield(.transition(transition))
     }
 
     private func elapsed() -> Double { seconds(clock.now - startInstant) }
@@ -663,6 +666,8 @@ struct RunBook {
     /// Tasks found up to date: they end without running.
     var upToDate: Set<Int> = []
     var executions: [Int: Execution] = [:]
+    /// The Slurm job or step of each task's latest attempt, for its transitions.
+    var slurmJobs: [Int: String] = [:]
     var failures: [Int: (exitCode: Int32?, reason: String)] = [:]
     var hookFailures: [RunSummary.FailedTask] = []
     /// Tasks stopped by an interrupt: their end is `cancelled`, not `failed`.

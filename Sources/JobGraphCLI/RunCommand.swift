@@ -3,7 +3,9 @@ import ArgumentParser
 import Execution
 import Foundation
 import JobGraphSystem
+import PipelineModel
 import Reporters
+import SlurmExecutor
 import Steps
 import TaskGraph
 
@@ -42,6 +44,12 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "If another run of this pipeline holds its state, wait for it instead of exiting.")
     var wait = false
 
+    @Option(help: "Where tasks run: local or slurm (default: the file's 'executor', else local).")
+    var executor: ExecutorKind?
+
+    @Option(help: "With slurm: allocation (one allocation, a job step per task) or jobs (a batch job per task).")
+    var slurmMode: SlurmMode?
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("'--jobs' must be at least 1") }
     }
@@ -54,8 +62,10 @@ struct RunCommand: AsyncParsableCommand {
         if !tasks.isEmpty { graph = try selected(tasks, from: graph) }
         let processorCount = ProcessInfo.processInfo.activeProcessorCount
         let jobs = self.jobs ?? processorCount
+        let slurmMode = (executor ?? graph.pipeline.executor) == .slurm
+            ? self.slurmMode ?? graph.pipeline.slurm?.mode ?? .allocation : nil
         if dryRun {
-            Console.standardOutput.write(lines: PlanPrinter(jobs: jobs).render(graph, processorCount: processorCount))
+            Console.standardOutput.write(lines: PlanPrinter(jobs: jobs, slurmMode: slurmMode).render(graph, processorCount: processorCount))
             return
         }
         let environment = ProcessInfo.processInfo.environment
@@ -81,29 +91,65 @@ struct RunCommand: AsyncParsableCommand {
         let control = RunControlRelay()
         let loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
         defer { loop.stop() }
-        let runner = Runner(graph: graph, configuration: configuration,
-                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory),
+        let localExecutor = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory)
+        var slurm: SlurmExecutor?
+        if let slurmMode {
+            let executor = try slurmExecutor(mode: slurmMode, graph: graph, configuration: configuration, local: localExecutor)
+            control.onStop = { executor.cancelRun() }
+            slurm = executor
+        }
+        let executor: any TaskExecutor = slurm ?? localExecutor
+        let runner = Runner(graph: graph, configuration: configuration, executor: executor,
                             history: recorder, durations: expectedDurations(of: graph, from: state.store))
         control.attach(runner)
 
         async let summary = runner.run()
         await ObserverHub.drain(runner.events, into: observers)
         let result = await summary
+        let slurmNotes = slurm?.finish() ?? []
         for problem in recorder.finish(result, endTime: Date()) { Console.standardError.write(line: "warning: \(problem)") }
         state.lock.release()
         // With JSON progress, standard output carries only events; the summary goes beside it.
         let summaryConsole: Console = progress == .json ? .standardError : .standardOutput
-        summaryConsole.write(lines: SummaryPrinter().render(result))
+        summaryConsole.write(lines: SummaryPrinter().render(result) + slurmNotes)
         let status = ExitStatus.of(result)
         if status != ExitStatus.success { throw ExitCode(status) }
     }
 }
 
 extension ProgressMode: ExpressibleByArgument {}
+extension ExecutorKind: ExpressibleByArgument {}
+extension SlurmMode: ExpressibleByArgument {}
+
+/// The Slurm executor, after checking the cluster can take the run; a cluster that cannot ends the
+/// command with exit status 2 before anything runs.
+private func slurmExecutor(mode: SlurmMode, graph: TaskGraph, configuration: RunConfiguration,
+                           local: any TaskExecutor) throws -> SlurmExecutor {
+    do throws(SlurmSetupError) {
+        let cluster = try SlurmCluster.connect(environment: configuration.environment)
+        let problems = cluster.problems(in: graph, mode: mode, jobs: configuration.jobs)
+        if !problems.isEmpty { throw SlurmSetupError(problems) }
+        let executor = SlurmExecutor(cluster: cluster, graph: graph, mode: mode, jobs: configuration.jobs, local: local,
+                                     stateDirectory: configuration.stateDirectory, environment: configuration.environment)
+        Console.standardError.write(line: try executor.prepare())
+        return executor
+    } catch {
+        Console.standardError.write(lines: error.problems.map { "error: \($0)" })
+        throw ExitCode(ExitStatus.invalid)
+    }
+}
 
 /// Turns the signals the event loop reads into commands for the runner (contract: "Exit codes and signals").
 final class RunControlRelay: Sendable {
     private let runner = RunnerReference()
+    private let stopHook = Locked<(@Sendable () -> Void)?>(nil)
+
+    /// Called once a signal asks the run to stop, before the runner hears of it (the Slurm executor
+    /// cancels the run's jobs there, in one call).
+    var onStop: (@Sendable () -> Void)? {
+        get { stopHook.withLock { $0 } }
+        set { stopHook.withLock { $0 = newValue } }
+    }
 
     func attach(_ runner: Runner) { self.runner.set(runner) }
 
@@ -111,8 +157,12 @@ final class RunControlRelay: Sendable {
     func deliver(_ signal: ProcessSignal) {
         guard let runner = runner.get() else { return }
         switch signal {
-        case .interrupt: runner.control(.interrupt)
-        case .terminate: runner.control(.terminate)
+        case .interrupt:
+            onStop?()
+            runner.control(.interrupt)
+        case .terminate:
+            onStop?()
+            runner.control(.terminate)
         case .user1: runner.control(.suspend)
         case .user2: runner.control(.resume)
         case .terminalStop:

@@ -15,6 +15,10 @@ public struct Pipeline: Sendable {
     public var tasks: [TaskSpec]
     public var onSuccess: Template?
     public var onFailure: Template?
+    /// `executor:`; `nil` when the file does not say (local unless `--executor` says otherwise).
+    public var executor: ExecutorKind?
+    /// The top-level `slurm:` mapping.
+    public var slurm: SlurmSpec?
 
     public init(
         file: String, version: Int = 1, name: String? = nil, variables: [Variable] = [],
@@ -65,6 +69,8 @@ public struct QueueSpec: Hashable, Sendable {
     public var maxConcurrent: Int?
     public var qos: QualityOfService?
     public var location: SourceLocation
+    /// The queue's `slurm:` mapping, between the top level's and a task's own.
+    public var slurm: SlurmSpec?
     public init(name: QueueName, maxConcurrent: Int? = nil, qos: QualityOfService? = nil, location: SourceLocation) {
         self.name = name
         self.maxConcurrent = maxConcurrent

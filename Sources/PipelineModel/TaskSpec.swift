@@ -30,6 +30,8 @@ public struct TaskSpec: Sendable {
     public var onFailure: Template?
     public var allowFailure: Bool
     public var service: ServiceSpec?
+    /// The task's own `slurm:` mapping (see `Pipeline.slurm(for:)` for what applies).
+    public var slurm: SlurmSpec?
 
     public init(
         id: TaskID, location: SourceLocation, description: String? = nil, action: Action,
