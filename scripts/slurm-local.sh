@@ -179,15 +179,29 @@ up() {
     write_configuration
     export SLURM_CONF="$dir/etc/slurm.conf"
 
-    munged --socket="$dir/munge-run/munge.socket" --key-file="$dir/munge-key/munge.key" \
+    detached munged --socket="$dir/munge-run/munge.socket" --key-file="$dir/munge-key/munge.key" \
         --pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" --seed-file="$dir/munge/munged.seed" \
-        --force 2>"$dir/munge/start.err" || die "munged did not start: $(cat "$dir/munge/start.err")"
+        --force </dev/null >/dev/null 2>"$dir/munge/start.err" || die "munged did not start: $(cat "$dir/munge/start.err")"
     # -c: start from a clean state, so no job of an earlier `up` comes back.
-    slurmctld -c -f "$SLURM_CONF" || die "slurmctld did not start; see $dir/log/slurmctld.log"
-    slurmd -f "$SLURM_CONF" -N "$node" || die "slurmd did not start; see $dir/log/slurmd.log"
+    # The daemons' standard streams go to files: a caller reading this script's output to its end must
+    # not wait for them.
+    detached slurmctld -c -f "$SLURM_CONF" </dev/null >>"$dir/log/slurmctld.out" 2>&1 || die "slurmctld did not start; see $dir/log/slurmctld.log"
+    detached slurmd -f "$SLURM_CONF" -N "$node" </dev/null >>"$dir/log/slurmd.out" 2>&1 || die "slurmd did not start; see $dir/log/slurmd.log"
     wait_idle || die "the node did not become idle"
     say "up: node $node, $cpus CPUs, $(grep ^ProctrackType "$SLURM_CONF" | cut -d= -f2)"
     echo "$dir/env"
+}
+
+# Runs a daemon with no descriptor of ours beyond 0-2 (redirected by the caller): one inherited from
+# whoever runs this script, such as the write end of a pipe it reads to the end, would keep that open.
+detached() {
+    (
+        for fd in /proc/$BASHPID/fd/*; do
+            fd=${fd##*/}
+            if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi
+        done
+        exec "$@"
+    )
 }
 
 # Stops one daemon by its pid file: SIGTERM, then SIGKILL after 10 s.
