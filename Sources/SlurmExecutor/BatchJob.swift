@@ -14,6 +14,8 @@ final class BatchJob: TaskExecution, Sendable {
         var partial: [UInt8] = []
         var isDone = false
         var timedOut = false
+        /// Asked to stop while `sbatch` was submitting it: cancelled as soon as its id is known.
+        var stopRequested = false
         var timer: DispatchWorkItem?
         /// Why Slurm never took the job, in its own words.
         var rejection: String?

@@ -77,7 +77,11 @@ final class BatchJobQueue: Sendable {
                 state.waiting.remove(at: index)
                 return true
             }
-            if let id = job.state.withLock({ $0.slurmID }), !state.cancelled.contains(id) { state.cancelRequests.insert(id) }
+            let id = job.state.withLock { job -> String? in
+                if job.slurmID == nil { job.stopRequested = true }
+                return job.slurmID
+            }
+            if let id, !state.cancelled.contains(id) { state.cancelRequests.insert(id) }
             return false
         }
         if unsent {
@@ -218,7 +222,7 @@ final class BatchJobQueue: Sendable {
                 job.state.withLock { $0.slurmID = jobID }
                 state.live[jobID] = job
                 // A job whose stop was asked while it was being submitted is cancelled now.
-                if job.state.withLock({ $0.timedOut }) { state.cancelRequests.insert(jobID) }
+                if job.state.withLock({ $0.stopRequested }) { state.cancelRequests.insert(jobID) }
             }
         }
     }
