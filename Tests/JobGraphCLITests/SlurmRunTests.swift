@@ -9,7 +9,7 @@ import Glibc
 /// the tasks go through the same transitions (attempts, exit codes, errors) and the summary counts
 /// agree; only the `slurm_job` field tells the runs apart.
 @Suite(.serialized, .localSlurmCluster, .timeLimit(.minutes(5)),
-       .enabled(if: LocalSlurmCluster.canRun, "Slurm is not installed and cannot be: installing it needs root and apt"))
+       .enabled(if: LocalSlurmCluster.canRun, "the local Slurm cluster needs root: scripts/slurm-local.sh installs Slurm with apt and runs its daemons as root"))
 struct SlurmRunTests {
     enum Mode: String, CaseIterable, Sendable { case allocation, jobs }
 
