@@ -76,7 +76,8 @@ public struct SlurmCluster: Sendable {
     public func problems(in graph: TaskGraph, mode: SlurmMode, jobs: Int) -> [String] {
         var problems: [String] = []
         var seen: Set<String> = []
-        func check(_ spec: SlurmSpec, cpus: Int, nodes: Int?, owner: String) {
+        /// - Parameter spreads: the CPUs may come from several nodes (the allocation's tasks), not one.
+        func check(_ spec: SlurmSpec, cpus: Int, nodes: Int?, spreads: Bool = false, owner: String) {
             guard let name = spec.partition ?? defaultPartition else {
                 problems.append("\(owner) names no partition and the cluster has no default one; set 'slurm: {partition: …}'")
                 return
@@ -89,7 +90,9 @@ public struct SlurmCluster: Sendable {
             if let time = spec.time, let limit = partition.timeLimit, time > limit {
                 problems.append("\(owner): time \(SlurmSpec.slurmTime(seconds: time)) is more than partition '\(name)' allows (\(SlurmSpec.slurmTime(seconds: limit)))")
             }
-            if cpus > partition.cpusPerNode * max(1, nodes ?? 1) {
+            if spreads, cpus > partition.cpusPerNode * (nodes ?? partition.nodes) {
+                problems.append("\(owner): \(cpus) CPUs is more than partition '\(name)' has (\(partition.cpusPerNode) on each of \(nodes ?? partition.nodes) nodes); lower --jobs")
+            } else if !spreads, cpus > partition.cpusPerNode {
                 problems.append("\(owner): \(cpus) CPUs is more than partition '\(name)' has per node (\(partition.cpusPerNode))")
             }
             if let memory = spec.memoryMegabytes, memory > partition.memory {
@@ -103,7 +106,7 @@ public struct SlurmCluster: Sendable {
         let runsOnCluster = graph.nodes.filter { SlurmExecutor.runsOnCluster($0.spec) }
         if mode == .allocation {
             let cpus = runsOnCluster.map { graph.pipeline.slurm(for: $0.spec).cpus ?? 1 }.max() ?? 1
-            check(top, cpus: top.nodes == nil ? jobs * cpus : cpus, nodes: top.nodes, owner: "the run's allocation (\(jobs) × \(cpus) CPUs)")
+            check(top, cpus: jobs * cpus, nodes: top.nodes, spreads: true, owner: "the run's allocation (\(jobs) × \(cpus) CPUs)")
         }
         for node in runsOnCluster where seen.insert(node.spec.id.rawValue).inserted {
             let spec = graph.pipeline.slurm(for: node.spec)

@@ -165,6 +165,15 @@ struct SlurmRunTests {
         #expect(outcome.errorLines.contains("error: task 'two': 64 CPUs is more than partition 'debug' has per node (4)"))
         #expect(!directory.exists("one.ran") && !directory.exists("two.ran"))
 
+        try directory.write("version: 1\ntasks:\n  one: {run: \"touch one.ran\"}\n", to: "small.yaml")
+        let tooMany = try await JobGraphBinary.run(["run", "small.yaml", "--executor", "slurm", "--jobs", "9"], in: directory,
+                                                   environment: LocalSlurmCluster.environment)
+        #expect(tooMany.status == 2)
+        #expect(tooMany.errorLines == [
+            "error: the run's allocation (9 × 1 CPUs): 9 CPUs is more than partition 'debug' has (4 on each of 1 nodes); lower --jobs",
+        ])
+        #expect(!directory.exists("one.ran"))
+
         let noSlurm = try await JobGraphBinary.run(["run", "p.yaml"], in: directory,
                                                    environment: LocalSlurmCluster.environment.merging(["PATH": "/nonexistent"]) { $1 })
         #expect(noSlurm.status == 2)
