@@ -108,6 +108,11 @@ public struct Plan: Sendable {
     private var serviceReleased: [Bool]
     /// Per service: dependents not yet in a terminal state.
     private var serviceNeeders: [Int32]
+    /// Tasks found up to date before the run (with all their needs): they end as soon as they settle.
+    private var upToDateBeforeRun: [Bool] = []
+    /// Such tasks settled and not yet ended; a list rather than recursion, since along a chain of up-to-date
+    /// tasks each one's end settles the next.
+    private var upToDateToEnd: [Int] = []
     private var groupRemaining: [Int: Int] = [:]
     private var groupFailed: [Int: Bool] = [:]
     private var requests = Requests()
@@ -139,15 +144,7 @@ public struct Plan: Sendable {
                 serviceNeeders[need] += 1
             }
         }
-        // Contract, scheduling rules: higher priority first, then longer remaining critical path, then file order.
-        let order = tasks.indices.sorted { left, right in
-            let a = tasks[left], b = tasks[right]
-            if a.priority != b.priority { return a.priority > b.priority }
-            if a.criticalPath != b.criticalPath { return a.criticalPath > b.criticalPath }
-            return left < right
-        }
-        rank = [Int32](repeating: 0, count: count)
-        for (position, index) in order.enumerated() { rank[index] = Int32(position) }
+        rank = Self.ranks(of: tasks)
         let queueCount = max(queueLimits.count, (tasks.map(\.queue).max() ?? -1) + 1)
         readyByQueue = Array(repeating: RankedHeap(), count: queueCount)
         executingByQueue = Array(repeating: 0, count: queueCount)
@@ -158,11 +155,39 @@ public struct Plan: Sendable {
 
     public var isFinished: Bool { terminalCount == tasks.count }
 
+    /// Ranks the tasks again by these remaining critical paths (indexed like the tasks); call before `begin`.
+    /// The runner learns expected durations only once it knows that some task will run.
+    public mutating func rank(byCriticalPaths criticalPaths: [Double]) {
+        for index in tasks.indices where index < criticalPaths.count { tasks[index].criticalPath = criticalPaths[index] }
+        rank = Self.ranks(of: tasks)
+    }
+
+    /// Contract, scheduling rules: higher priority first, then longer remaining critical path, then file order.
+    private static func ranks(of tasks: [Task]) -> [Int32] {
+        let order = tasks.indices.sorted { left, right in
+            let a = tasks[left], b = tasks[right]
+            if a.priority != b.priority { return a.priority > b.priority }
+            if a.criticalPath != b.criticalPath { return a.criticalPath > b.criticalPath }
+            return left < right
+        }
+        var rank = [Int32](repeating: 0, count: tasks.count)
+        for (position, index) in order.enumerated() { rank[index] = Int32(position) }
+        return rank
+    }
+
+    /// Marks the tasks found up to date before the run, whose needs are all up to date too: each ends as
+    /// `up-to-date` (through `ready` and `executing`, as a task checked at its start does) when it settles,
+    /// without taking a slot. Call before `begin`.
+    public mutating func markUpToDate(_ flags: [Bool]) {
+        upToDateBeforeRun = flags
+    }
+
     /// Makes the tasks that need nothing ready (or waiting); call once before the first `take`.
     public mutating func begin() -> [Transition] {
         var transitions: [Transition] = []
         for index in tasks.indices where tasks[index].needs.isEmpty {
             settle(index, into: &transitions)
+            endUpToDate(into: &transitions)
         }
         return transitions
     }
@@ -321,6 +346,8 @@ public struct Plan: Sendable {
             finish(index, as: cancelled ? .cancelled : .skipped, into: &transitions)
         } else if isStopping && task.when == .success {
             finish(index, as: .cancelled, into: &transitions)
+        } else if index < upToDateBeforeRun.count && upToDateBeforeRun[index] {
+            upToDateToEnd.append(index)
         } else if task.hasConditions && !conditionsChecked[index] {
             transitions.append(Transition(task: index, from: states[index], to: .waiting))
             states[index] = .waiting
@@ -332,6 +359,15 @@ public struct Plan: Sendable {
             requests.expand.append(index)
         } else {
             makeReady(index, into: &transitions)
+        }
+    }
+
+    private mutating func endUpToDate(into transitions: inout [Transition]) {
+        while let index = upToDateToEnd.popLast() {
+            transitions.append(Transition(task: index, from: states[index], to: .ready))
+            transitions.append(Transition(task: index, from: .ready, to: .executing))
+            states[index] = .executing
+            finish(index, as: .upToDate, into: &transitions)
         }
     }
 

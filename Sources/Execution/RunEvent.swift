@@ -51,8 +51,10 @@ public struct TaskTransition: Sendable, Codable, Equatable {
     public var error: String?
     /// Seconds the attempt executed, on its terminal state.
     public var duration: Double?
-    /// The Slurm job or step that ran the attempt (`1234`, `1234.5`, `1234_7`), once known.
-    public var slurmJob: String?
+    /// Why the task runs or is up to date, on a transition into `executing` or `up-to-date`.
+    public var reason: String? = nil
+    /// The Slurm job that ran the attempt ("1234", "1234.5", "1234_7"), when a Slurm queue ran it.
+    public var slurmJob: String? = nil
 
     public init(time: Date, elapsed: Double, task: TaskID, from: TaskState, to: TaskState, attempt: Int, queue: String,
                 exitCode: Int32? = nil, error: String? = nil, duration: Double? = nil) {
@@ -71,7 +73,7 @@ public struct TaskTransition: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case time, elapsed, task, from, to, attempt, queue
         case exitCode = "exit_code"
-        case error, duration
+        case error, duration, reason
         case slurmJob = "slurm_job"
     }
 }

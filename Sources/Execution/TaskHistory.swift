@@ -12,6 +12,9 @@ public protocol TaskHistory: Sendable {
     ///   - inputs, outputs: the task's `inputs` / `outputs` globs, rendered, relative to its folder.
     ///   - environmentNames: the variables the pipeline sets for it (not the caller's own environment).
     func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer
+    /// Checks for many tasks before the run that read the store once (see `UpToDatePrepass`); `nil` when
+    /// the history has no such thing or cannot read its store now (each task is then checked as it starts).
+    func makeBatchCheck() -> (any UpToDateBatchChecking)?
     /// The task is about to execute; `answer` is what `check` said of it, `nil` when it was not checked.
     func started(_ task: TaskID, answer: UpToDateAnswer?)
     /// The task reached a terminal state.
@@ -31,4 +34,16 @@ public struct UpToDateAnswer: Sendable {
         self.reason = reason
         self.fingerprints = fingerprints
     }
+}
+
+extension TaskHistory {
+    public func makeBatchCheck() -> (any UpToDateBatchChecking)? { nil }
+}
+
+/// `TaskHistory.check` for many tasks in a row, before the run; one caller, then `finish()`.
+public protocol UpToDateBatchChecking: AnyObject {
+    /// As `TaskHistory.check`.
+    func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer
+    /// Keeps what the checks learnt (file content records).
+    func finish()
 }

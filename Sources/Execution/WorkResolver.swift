@@ -58,6 +58,13 @@ struct WorkResolver: Sendable {
                  logPath: logPath(for: TaskID(logName ?? task.id.rawValue)), appendsToLog: true)
     }
 
+    /// The pipeline's own hook: in the pipeline's folder and environment, with no task's settings.
+    func hookWork(_ hook: PipelineHook) -> TaskWork {
+        TaskWork(id: hook.id, attempt: 1, work: .shell(commands: [hook.command], concurrently: false),
+                 workingDirectory: configuration.pipelineDirectory, environment: baseEnvironment, niceness: 0, timeout: nil,
+                 logPath: logPath(for: hook.id), appendsToLog: true)
+    }
+
     func work(for task: RunTask, attempt: Int) throws(TemplateError) -> TaskWork {
         let spec = task.spec
         let context = context(for: task)

@@ -1,24 +1,18 @@
 import Execution
 
-/// The exit statuses of the contract ("Exit codes and signals").
+/// The exit statuses of the contract ("Exit codes and signals"); a run's own come from `RunExitStatus`.
 public enum ExitStatus {
     /// Every selected task succeeded, was up to date, or was skipped by a condition.
-    public static let success: Int32 = 0
+    public static let success = RunExitStatus.success
     /// Some task failed.
-    public static let taskFailed: Int32 = 1
+    public static let taskFailed = RunExitStatus.taskFailed
     /// The pipeline or the command line is invalid; nothing ran.
     public static let invalid: Int32 = 2
     /// Interrupted by SIGINT.
-    public static let interrupted: Int32 = 130
+    public static let interrupted = RunExitStatus.interrupted
     /// Terminated by SIGTERM.
-    public static let terminated: Int32 = 143
+    public static let terminated = RunExitStatus.terminated
 
     /// The status of a finished run: a signal that stopped it wins, then any failure not allowed.
-    public static func of(_ summary: RunSummary) -> Int32 {
-        switch summary.stop {
-        case .interrupt?: return interrupted
-        case .terminate?: return terminated
-        case nil: return summary.hasFailures ? taskFailed : success
-        }
-    }
+    public static func of(_ summary: RunSummary) -> Int32 { RunExitStatus.of(summary) }
 }

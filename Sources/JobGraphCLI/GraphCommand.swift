@@ -22,8 +22,7 @@ struct GraphCommand: AsyncParsableCommand {
     var tasks: [String] = []
 
     func run() async throws {
-        var graph = try checkedGraph(pipeline)
-        if !tasks.isEmpty { graph = try selected(tasks, from: graph) }
+        let graph = try checkedSelection(pipeline, tasks: tasks).graph
         let text = switch format {
         case .dot: graph.dotText
         case .mermaid: graph.mermaidText
@@ -31,13 +30,4 @@ struct GraphCommand: AsyncParsableCommand {
         }
         Console.standardOutput.write(text.hasSuffix("\n") ? text : text + "\n")
     }
-}
-
-/// The subgraph of the named tasks and what they need; an unknown name is a command-line error (exit 2).
-func selected(_ names: [String], from graph: TaskGraph) throws -> TaskGraph {
-    var diagnostics = Diagnostics()
-    let subgraph = graph.selecting(names, diagnostics: &diagnostics)
-    report(diagnostics)
-    guard let subgraph, !diagnostics.hasErrors else { throw ExitCode(ExitStatus.invalid) }
-    return subgraph
 }

@@ -9,8 +9,7 @@ struct HistoryCommand: AsyncParsableCommand {
         abstract: "Show recent runs: outcome, duration, the slowest tasks and the flaky ones."
     )
 
-    @Argument(help: "The pipeline file (YAML).", completion: .file(extensions: ["yaml", "yml"]))
-    var file: String
+    @OptionGroup var source: PipelineSource
 
     @Flag(help: "Print the history as JSON.")
     var json = false
@@ -19,7 +18,9 @@ struct HistoryCommand: AsyncParsableCommand {
     var runs = 10
 
     func run() async throws {
-        let directory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
+        let pipeline = try source.resolved()
+        let file = pipeline.file
+        let directory = pipeline.directory
         guard FileManager.default.fileExists(atPath: directory + "/.jobgraph/state.db") else {
             Console.standardOutput.write(line: json ? "{\"runs\":[],\"slowest_tasks\":[],\"flaky_tasks\":[]}" : "no runs of \(file) yet")
             return

@@ -1,4 +1,5 @@
 import ArgumentParser
+import JobGraphBasics
 
 /// The `jobgraph` command and its subcommands.
 public struct JobGraphCommand: AsyncParsableCommand {
@@ -6,13 +7,9 @@ public struct JobGraphCommand: AsyncParsableCommand {
         commandName: "jobgraph",
         abstract: "Run a declarative graph of jobs: shell commands and built-in steps with dependencies, priorities, QoS and queues.",
         version: JobGraphVersion.current,
-        subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, ListCommand.self, HistoryCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, ListCommand.self, HistoryCommand.self, ReportCommand.self]
     )
 
     public init() {}
 }
 
-/// The released version, printed by `--version`.
-public enum JobGraphVersion {
-    public static let current = "0.1.0"
-}

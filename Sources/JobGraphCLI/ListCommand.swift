@@ -10,7 +10,7 @@ struct ListCommand: AsyncParsableCommand {
     @OptionGroup var pipeline: PipelineOptions
 
     func run() async throws {
-        let graph = try checkedGraph(pipeline)
+        let graph = try checkedGraph(pipeline, file: try pipeline.resolved().file)
         Console.standardOutput.write(lines: TaskListPrinter().render(graph.pipeline))
     }
 }

@@ -2,8 +2,7 @@ import ArgumentParser
 
 /// The pipeline file and `--var` overrides, shared by every command that reads a pipeline.
 struct PipelineOptions: ParsableArguments {
-    @Argument(help: "The pipeline file (YAML).", completion: .file(extensions: ["yaml", "yml"]))
-    var file: String
+    @OptionGroup var source: PipelineSource
 
     @Option(name: .customLong("var"), help: ArgumentHelp("Set a variable, overriding 'vars'.", valueName: "NAME=VALUE"))
     var variables: [String] = []
@@ -17,6 +16,9 @@ struct PipelineOptions: ParsableArguments {
         }
         return overrides
     }
+
+    /// The file to read and the task names; see `PipelineSource.resolved(tasks:)`.
+    func resolved(tasks: [String]? = nil) throws -> ResolvedPipeline { try source.resolved(tasks: tasks) }
 
     func validate() throws {
         for assignment in variables {

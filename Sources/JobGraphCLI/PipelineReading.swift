@@ -7,12 +7,35 @@ import TaskGraph
 
 /// Loads and checks the pipeline for a command, printing every diagnostic; a pipeline with errors ends
 /// the command with exit status 2 (contract: "Exit codes").
-func checkedGraph(_ options: PipelineOptions) throws -> TaskGraph {
+func checkedGraph(_ options: PipelineOptions, file: String) throws -> TaskGraph {
     var diagnostics = Diagnostics()
-    let graph = PipelineCheck.graph(contentsOf: options.file, variableOverrides: options.variableOverrides, diagnostics: &diagnostics)
+    let graph = PipelineCheck.graph(contentsOf: file, variableOverrides: options.variableOverrides, diagnostics: &diagnostics)
     report(diagnostics)
     guard let graph, !diagnostics.hasErrors else { throw ExitCode(ExitStatus.invalid) }
     return graph
+}
+
+/// Resolves the pipeline file and the task names (see `PipelineSource`), then loads and checks the
+/// file and selects the named tasks and what they need; every problem is printed and ends the command
+/// with exit status 2.
+func checkedSelection(_ options: PipelineOptions, tasks: [String]) throws -> (source: ResolvedPipeline, graph: TaskGraph) {
+    let source = try options.resolved(tasks: tasks)
+    guard let graph = reportedSelection(source, variableOverrides: options.variableOverrides) else {
+        throw ExitCode(ExitStatus.invalid)
+    }
+    return (source, graph)
+}
+
+/// Loads and checks the pipeline file and selects the named tasks and what they need, printing every
+/// problem; `nil` when there was an error.
+func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: String]) -> TaskGraph? {
+    var diagnostics = Diagnostics()
+    var graph = PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+    if let whole = graph, !diagnostics.hasErrors, !source.tasks.isEmpty {
+        graph = whole.selecting(source.tasks, diagnostics: &diagnostics)
+    }
+    report(diagnostics)
+    return diagnostics.hasErrors ? nil : graph
 }
 
 /// Prints diagnostics to standard error; on a terminal with the source line and a caret.

@@ -5,7 +5,7 @@ import Foundation
 import JobGraphSystem
 import PipelineModel
 import Reporters
-import SlurmExecutor
+import StateStore
 import Steps
 import TaskGraph
 
@@ -20,17 +20,20 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "Run only these tasks and what they need.")
     var tasks: [String] = []
 
-    @Flag(help: "Check the pipeline and print the plan; run nothing.")
+    @Flag(name: [.customShort("n"), .long], help: "Check the pipeline and print the plan; run nothing.")
     var dryRun = false
 
-    @Option(help: "Most tasks executing at once overall (default: the number of CPUs).")
+    @Option(name: [.customShort("j"), .long], help: "Most tasks executing at once overall (default: the number of CPUs).")
     var jobs: Int?
 
-    @Flag(help: "After a failure, keep starting tasks that do not depend on it.")
+    @Flag(name: [.customShort("k"), .long], help: "After a failure, keep starting tasks that do not depend on it.")
     var keepGoing = false
 
     @Option(help: "How to show progress: auto, tty, plain or json.")
     var progress: ProgressMode = .auto
+
+    @Option(help: "How tasks' output is shown: prefixed (default), grouped or interleaved; overrides 'output' in the file.")
+    var output: OutputMode?
 
     @Option(help: ArgumentHelp("Also write every event as JSON Lines to this file.", valueName: "FILE"))
     var events: String?
@@ -44,6 +47,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "If another run of this pipeline holds its state, wait for it instead of exiting.")
     var wait = false
 
+    @Flag(help: "After the run, watch the selected tasks' inputs and the pipeline file; on a change, run again.")
+    var watch = false
+
     @Option(help: "Where tasks run: local or slurm (default: the file's 'executor', else local).")
     var executor: ExecutorKind?
 
@@ -52,14 +58,14 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("'--jobs' must be at least 1") }
+        if watch && dryRun { throw ValidationError("'--watch' runs tasks; it cannot go with '--dry-run'") }
     }
 
     /// Whether this invocation runs tasks (and so handles signals itself).
     var runsTasks: Bool { !dryRun }
 
     func run() async throws {
-        var graph = try checkedGraph(pipeline)
-        if !tasks.isEmpty { graph = try selected(tasks, from: graph) }
+        let (source, graph) = try checkedSelection(pipeline, tasks: tasks)
         let processorCount = ProcessInfo.processInfo.activeProcessorCount
         let jobs = self.jobs ?? processorCount
         let slurmMode = (executor ?? graph.pipeline.executor) == .slurm
@@ -68,116 +74,21 @@ struct RunCommand: AsyncParsableCommand {
             Console.standardOutput.write(lines: PlanPrinter(jobs: jobs, slurmMode: slurmMode).render(graph, processorCount: processorCount))
             return
         }
-        let environment = ProcessInfo.processInfo.environment
-        let pipelineDirectory = URL(fileURLWithPath: pipeline.file).deletingLastPathComponent().standardizedFileURL.path
-        var configuration = RunConfiguration(
-            jobs: jobs, keepGoing: keepGoing, pipelineDirectory: pipelineDirectory,
-            stateDirectory: pipelineDirectory + "/.jobgraph", environment: environment, processorCount: processorCount)
-        configuration.force = force
-        let state = try openState(in: pipelineDirectory, wait: wait)
-        let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
-
-        var observers: [any RunObserver] = [makeProgressObserver(mode: progress, console: .standardOutput, environment: environment)]
-        if let trace { observers.append(ChromeTraceWriter(path: trace)) }
-        if let events {
-            do {
-                observers.append(try JSONLinesReporter(path: events))
-            } catch {
-                Console.standardError.write(line: "error: \(error)")
-                throw ExitCode(ExitStatus.invalid)
-            }
+        var settings = RunSettings(jobs: self.jobs, keepGoing: keepGoing, force: force, progress: progress, output: output, trace: trace)
+        settings.slurmMode = slurmMode
+        let context = try RunContext(settings: settings, pipelineDirectory: source.directory, wait: wait, events: events)
+        defer { context.close() }
+        let status: Int32
+        if watch {
+            status = try await WatchSession(context: context, source: source, variableOverrides: pipeline.variableOverrides).run(graph)
+        } else {
+            status = ExitStatus.of(try await context.runOnce(graph))
         }
-
-        let control = RunControlRelay()
-        let loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
-        defer { loop.stop() }
-        let localExecutor = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory)
-        var slurm: SlurmExecutor?
-        if let slurmMode {
-            let executor = try slurmExecutor(mode: slurmMode, graph: graph, configuration: configuration, local: localExecutor)
-            control.onStop = { executor.cancelRun() }
-            slurm = executor
-        }
-        let executor: any TaskExecutor = slurm ?? localExecutor
-        let runner = Runner(graph: graph, configuration: configuration, executor: executor,
-                            history: recorder, durations: expectedDurations(of: graph, from: state.store))
-        control.attach(runner)
-
-        async let summary = runner.run()
-        await ObserverHub.drain(runner.events, into: observers)
-        let result = await summary
-        let slurmNotes = slurm?.finish() ?? []
-        for problem in recorder.finish(result, endTime: Date()) { Console.standardError.write(line: "warning: \(problem)") }
-        state.lock.release()
-        // With JSON progress, standard output carries only events; the summary goes beside it.
-        let summaryConsole: Console = progress == .json ? .standardError : .standardOutput
-        summaryConsole.write(lines: SummaryPrinter().render(result) + slurmNotes)
-        let status = ExitStatus.of(result)
         if status != ExitStatus.success { throw ExitCode(status) }
     }
 }
 
 extension ProgressMode: ExpressibleByArgument {}
+extension OutputMode: ExpressibleByArgument {}
 extension ExecutorKind: ExpressibleByArgument {}
 extension SlurmMode: ExpressibleByArgument {}
-
-/// The Slurm executor, after checking the cluster can take the run; a cluster that cannot ends the
-/// command with exit status 2 before anything runs.
-private func slurmExecutor(mode: SlurmMode, graph: TaskGraph, configuration: RunConfiguration,
-                           local: any TaskExecutor) throws -> SlurmExecutor {
-    do throws(SlurmSetupError) {
-        let cluster = try SlurmCluster.connect(environment: configuration.environment)
-        let problems = cluster.problems(in: graph, mode: mode, jobs: configuration.jobs)
-        if !problems.isEmpty { throw SlurmSetupError(problems) }
-        let executor = SlurmExecutor(cluster: cluster, graph: graph, mode: mode, jobs: configuration.jobs, local: local,
-                                     stateDirectory: configuration.stateDirectory, environment: configuration.environment)
-        Console.standardError.write(line: try executor.prepare())
-        return executor
-    } catch {
-        Console.standardError.write(lines: error.problems.map { "error: \($0)" })
-        throw ExitCode(ExitStatus.invalid)
-    }
-}
-
-/// Turns the signals the event loop reads into commands for the runner (contract: "Exit codes and signals").
-final class RunControlRelay: Sendable {
-    private let runner = RunnerReference()
-    private let stopHook = Locked<(@Sendable () -> Void)?>(nil)
-
-    /// Called once a signal asks the run to stop, before the runner hears of it (the Slurm executor
-    /// cancels the run's jobs there, in one call).
-    var onStop: (@Sendable () -> Void)? {
-        get { stopHook.withLock { $0 } }
-        set { stopHook.withLock { $0 = newValue } }
-    }
-
-    func attach(_ runner: Runner) { self.runner.set(runner) }
-
-    /// Called on the event loop's thread.
-    func deliver(_ signal: ProcessSignal) {
-        guard let runner = runner.get() else { return }
-        switch signal {
-        case .interrupt:
-            onStop?()
-            runner.control(.interrupt)
-        case .terminate:
-            onStop?()
-            runner.control(.terminate)
-        case .user1: runner.control(.suspend)
-        case .user2: runner.control(.resume)
-        case .terminalStop:
-            // Ctrl-Z: stop the tasks' process groups, then this process, as a shell's job control would.
-            runner.control(.pauseProcesses)
-            raise(SIGSTOP)
-        case .continue: runner.control(.continueProcesses)
-        default: break
-        }
-    }
-}
-
-/// The runner, set once after the event loop that delivers signals to it exists.
-private final class RunnerReference: Sendable {
-    private let value = Locked<Runner?>(nil)
-    func set(_ runner: Runner) { value.withLock { $0 = runner } }
-    func get() -> Runner? { value.withLock { $0 } }
-}

@@ -10,8 +10,9 @@ struct ValidateCommand: AsyncParsableCommand {
     @OptionGroup var pipeline: PipelineOptions
 
     func run() async throws {
-        let graph = try checkedGraph(pipeline)
+        let file = try pipeline.resolved().file
+        let graph = try checkedGraph(pipeline, file: file)
         let edges = graph.dependencies.reduce(0) { $0 + $1.count }
-        Console.standardOutput.write(line: "\(pipeline.file): valid, \(graph.nodes.count) tasks, \(edges) dependencies")
+        Console.standardOutput.write(line: "\(file): valid, \(graph.nodes.count) tasks, \(edges) dependencies")
     }
 }

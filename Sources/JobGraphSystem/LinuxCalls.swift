@@ -12,7 +12,7 @@ enum LinuxCalls {
     // The handle is written once, by Swift's lazy-global initialisation, and then only read.
     private nonisolated(unsafe) static let globalSymbols = dlopen(nil, RTLD_LAZY)
 
-    private static func symbol<Function>(_ name: String, as type: Function.Type) -> Function? {
+    static func symbol<Function>(_ name: String, as type: Function.Type) -> Function? {
         guard let address = dlsym(globalSymbols, name) else { return nil }
         return unsafeBitCast(address, to: type)
     }

@@ -16,34 +16,16 @@ enum NicedThread {
         niceness: CInt, subject: String, _ work: @escaping () throws(SystemError) -> Value
     ) throws(SystemError) -> Value {
         var outcome: Result<Value, SystemError>?
-        let job = Job {
+        let handle = try JoinableThread.start {
             if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) == -1 {
                 outcome = .failure(SystemError("setpriority", errno: .current, subject: subject))
             } else {
                 outcome = Result { () throws(SystemError) -> Value in try work() }
             }
         }
-        // The thread owns one reference to the job until it has run it.
-        let context = Unmanaged.passRetained(job).toOpaque()
-        var handle = pthread_t()
-        let created = pthread_create(&handle, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<Job>.fromOpaque(context).takeRetainedValue().body()
-            return nil
-        }, context)
-        guard created == 0 else {
-            Unmanaged<Job>.fromOpaque(context).release()
-            throw SystemError("pthread_create", errno: Errno(rawValue: created))
-        }
         // Joining makes the thread's write of `outcome` visible here.
         let joined = pthread_join(handle, nil)
         guard joined == 0, let outcome else { throw SystemError("pthread_join", errno: Errno(rawValue: joined == 0 ? EINVAL : joined)) }
         return try outcome.get()
-    }
-
-    /// The work, boxed for the thread's C entry point.
-    private final class Job {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
     }
 }

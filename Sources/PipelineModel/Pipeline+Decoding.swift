@@ -3,7 +3,7 @@ import YAMLNodes
 
 extension Pipeline {
     /// The top-level keys, in the order messages list them (contract: "The pipeline file").
-    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "executor", "slurm"])
+    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "output", "executor", "slurm"])
 
     /// Decodes a whole document, reporting every problem to `decoder`.
     ///
@@ -66,6 +66,8 @@ extension Pipeline {
         } else if !misspelt.contains("tasks") {
             decoder.error("missing 'tasks'; a pipeline needs at least one task", at: root)
         }
+
+        if let output = values["output"] { pipeline.output = decodeOutputMode(output.value, decoder: &decoder) }
 
         decodeExecutor(values, into: &pipeline, decoder: &decoder)
         for key in ["on_success", "on_failure"] {

@@ -15,6 +15,8 @@ public struct Pipeline: Sendable {
     public var tasks: [TaskSpec]
     public var onSuccess: Template?
     public var onFailure: Template?
+    /// `output:`, how the console shows what tasks print; `nil` when the file does not say.
+    public var output: OutputMode?
     /// `executor:`; `nil` when the file does not say (local unless `--executor` says otherwise).
     public var executor: ExecutorKind?
     /// The top-level `slurm:` mapping.

@@ -11,10 +11,13 @@ public final class EventFile: TextSink {
     private var descriptor: Int32?
 
     /// Creates or truncates the file at `path` (mode 0644).
+    /// - Parameter appending: keep what the file holds and write after it, as each rerun of
+    ///   `run --watch` does.
     /// - Throws: `EventFileError` with the path and the system's reason when it cannot be opened.
-    public init(path: String) throws(EventFileError) {
+    public init(path: String, appending: Bool = false) throws(EventFileError) {
         self.path = path
-        let opened = path.withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (appending ? O_APPEND : O_TRUNC)
+        let opened = path.withCString { open($0, flags, 0o644) }
         guard opened >= 0 else { throw EventFileError(path: path, errno: errno) }
         descriptor = opened
     }

@@ -5,19 +5,23 @@ import PipelineModel
 /// `--progress plain`: one line per transition and per line a task prints, for logs, pipes and `TERM=dumb`.
 ///
 /// Lines look like `[  1.02s] test  executing -> failed  (0.60s, exit 1)` (contract: "Task states and the
-/// live view"); a task's output is `test | line`. Call only from the run's event stream, one event at a time.
+/// live view"); a task's output is shown as `output` says (`test | line` by default). Call only from the run's
+/// event stream, one event at a time.
 public final class PlainLinesReporter: RunObserver {
     private let sink: any TextSink
     private let now: () -> Date
     private var runStart: Date?
     private var lastElapsed = 0.0
+    private var grouping: OutputGrouping
 
     /// - Parameters:
     ///   - sink: where the lines go, usually `Console.standardOutput`.
     ///   - now: the wall clock, which stamps events that carry no time of their own (suspend, stop).
-    public init(sink: any TextSink, now: @escaping () -> Date = Date.init) {
+    ///   - output: how the lines tasks print are shown.
+    public init(sink: any TextSink, now: @escaping () -> Date = Date.init, output: OutputMode = .prefixed) {
         self.sink = sink
         self.now = now
+        self.grouping = OutputGrouping(mode: output)
     }
 
     /// Writes the lines for one event, if it has any.
@@ -34,9 +38,10 @@ public final class PlainLinesReporter: RunObserver {
             return ["\(RunText.elapsedStamp(0)) running \(start.pipelineFile): \(tasks), at most \(start.jobs) at once"]
         case .transition(let transition):
             lastElapsed = transition.elapsed
-            return ["\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition))"]
+            let line = "\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition))"
+            return grouping.block(endedBy: transition, header: line) ?? [line]
         case .output(let task, let line):
-            return [RunText.output(task: task, line: line)]
+            return grouping.lines(for: line, of: task)
         case .progress:
             // A line per chunk would drown the transitions; the board and JSON show progress instead.
             return []
@@ -47,8 +52,13 @@ public final class PlainLinesReporter: RunObserver {
             return ["\(RunText.elapsedStamp(currentElapsed())) \(RunText.stopping(stop))"]
         case .finished:
             // The summary follows in every progress mode; it says how the run ended.
-            return []
+            return grouping.remainingBlocks()
         }
+    }
+
+    /// Shows any output still held, for a run that ended without `.finished`.
+    public func close() {
+        sink.write(lines: grouping.remainingBlocks())
     }
 
     /// Seconds since the run started by the wall clock, never behind the last transition's stamp.

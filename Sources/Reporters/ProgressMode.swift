@@ -1,4 +1,5 @@
 import Execution
+import PipelineModel
 
 /// How a run shows its progress: `--progress auto|tty|plain|json` (contract: "The command line").
 public enum ProgressMode: String, CaseIterable, Sendable {
@@ -19,14 +20,16 @@ public enum ProgressMode: String, CaseIterable, Sendable {
 /// garble a log file or a pipe.
 /// - Parameters:
 ///   - environment: the process environment, for `TERM`.
-public func makeProgressObserver(mode: ProgressMode, console: Console, environment: [String: String]) -> any RunObserver {
+///   - output: how the lines tasks print are shown (JSON carries them as events whatever it says).
+public func makeProgressObserver(mode: ProgressMode, console: Console, environment: [String: String],
+                                 output: OutputMode = .prefixed) -> any RunObserver {
     switch mode {
     case .json:
         return JSONLinesReporter(sink: console)
     case .plain:
-        return PlainLinesReporter(sink: console)
+        return PlainLinesReporter(sink: console, output: output)
     case .auto, .tty:
-        guard console.isInteractiveTerminal(environment: environment) else { return PlainLinesReporter(sink: console) }
-        return TTYBoard(sink: console, terminalSize: { console.terminalSize() ?? .fallback })
+        guard console.isInteractiveTerminal(environment: environment) else { return PlainLinesReporter(sink: console, output: output) }
+        return TTYBoard(sink: console, terminalSize: { console.terminalSize() ?? .fallback }, output: output)
     }
 }

@@ -40,6 +40,7 @@ public final class TTYBoard: RunObserver {
     private var isSuspended = false
     private var stop: RunStop?
     private var isFinished = false
+    private var grouping: OutputGrouping
 
     private var pendingLines: [String] = []
     /// Lines the board occupies on screen now, which the next write moves up over and clears.
@@ -50,11 +51,13 @@ public final class TTYBoard: RunObserver {
     ///   - sink: the terminal, usually `Console.standardOutput`.
     ///   - terminalSize: asked at each redraw, so a resized window is followed.
     ///   - clock: the monotonic clock that throttles redraws and measures elapsed times.
+    ///   - output: how the lines tasks print are shown above the board.
     public init(sink: any TextSink, terminalSize: @escaping () -> TerminalSize = { .fallback },
-                clock: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+                clock: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now }, output: OutputMode = .prefixed) {
         self.sink = sink
         self.terminalSize = terminalSize
         self.clock = clock
+        self.grouping = OutputGrouping(mode: output)
     }
 
     /// Updates the board's state, and redraws when the last write is at least `redrawInterval` old.
@@ -70,7 +73,7 @@ public final class TTYBoard: RunObserver {
         case .transition(let transition):
             record(transition, at: now)
         case .output(let task, let line):
-            pendingLines.append(RunText.output(task: task, line: line))
+            pendingLines += grouping.lines(for: line, of: task)
         case .progress(let task, let bytes, let total):
             rows[task]?.bytes = bytes
             rows[task]?.total = total
@@ -81,6 +84,7 @@ public final class TTYBoard: RunObserver {
             pendingLines.append("\(stamp(at: now)) \(RunText.stopping(stop))")
         case .finished:
             isFinished = true
+            pendingLines += grouping.remainingBlocks()
             writeFrame(board: [])
             return
         }
@@ -97,6 +101,7 @@ public final class TTYBoard: RunObserver {
     public func close() {
         guard !isFinished else { return }
         isFinished = true
+        pendingLines += grouping.remainingBlocks()
         if drawnLineCount > 0 || !pendingLines.isEmpty { writeFrame(board: []) }
     }
 
@@ -115,8 +120,11 @@ public final class TTYBoard: RunObserver {
         } else {
             rows[transition.task] = nil
         }
-        if transition.to == .failed {
-            pendingLines.append("\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition))")
+        let line = "\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition))"
+        if let block = grouping.block(endedBy: transition, header: line) {
+            pendingLines += block
+        } else if transition.to == .failed {
+            pendingLines.append(line)
         }
     }
 

@@ -13,21 +13,40 @@ public struct Fingerprinter: Sendable {
 
     /// The regular files the `patterns` match below `directory` (absolute), deduplicated and sorted.
     public func files(matching patterns: [String], in directory: String) -> [String] {
-        var seen = Set<String>()
+        files(matching: patterns, in: directory, status: { FileStatus(path: $0) })
+    }
+
+    /// - Parameter status: how a path without wildcards is examined (a whole-run check examines each once).
+    func files(matching patterns: [String], in directory: String, status: (String) -> FileStatus?) -> [String] {
         var files: [String] = []
         for pattern in patterns {
-            for file in GlobPattern(pattern).files(in: directory) where seen.insert(file).inserted { files.append(file) }
+            let glob = GlobPattern(pattern)
+            // The usual input is one file named outright: one examination, no set, no sort.
+            if !glob.hasWildcards, case let path = glob.literalPath(in: directory), let kind = status(path)?.kind, kind != .directory {
+                if kind == .regular { files.append(path) }
+                continue
+            }
+            files += glob.files(in: directory)
         }
-        return files.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        files.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        // Sorted, so a file two patterns match stands twice in a row.
+        var unique: [String] = []
+        unique.reserveCapacity(files.count)
+        for file in files where unique.last != file { unique.append(file) }
+        return unique
     }
 
     /// The first of `patterns` that names nothing: a path without wildcards must exist (file or folder),
     /// a pattern with wildcards must match at least one file. `nil` when all outputs are there.
     public func firstMissingOutput(_ patterns: [String], in directory: String) -> String? {
+        firstMissingOutput(patterns, in: directory, status: { FileStatus(path: $0) })
+    }
+
+    func firstMissingOutput(_ patterns: [String], in directory: String, status: (String) -> FileStatus?) -> String? {
         patterns.first { text in
             let pattern = GlobPattern(text)
             if pattern.hasWildcards { return pattern.files(in: directory).isEmpty }
-            return FileStatus(path: pattern.literalPath(in: directory)) == nil
+            return status(pattern.literalPath(in: directory)) == nil
         }
     }
 
@@ -38,14 +57,15 @@ public struct Fingerprinter: Sendable {
     /// - Returns: the inputs in the order given; the records read afresh, to store (leaving out a file
     ///   that changed while it was read, so the next check reads it again); the first file that could
     ///   not be read, whose hash is left empty.
-    func hashes(of files: [(key: String, path: String)], known: [String: FileRecord])
+    func hashes(of files: [(key: String, path: String)], known: [String: FileRecord],
+                status examine: (String) -> FileStatus? = { FileStatus(path: $0) })
         -> (inputs: [TaskFingerprints.Input], refreshed: [FileRecord], unreadable: String?) {
         var inputs: [TaskFingerprints.Input] = []
         var refreshed: [FileRecord] = []
         var unreadable: String?
         inputs.reserveCapacity(files.count)
         for file in files {
-            guard let status = FileStatus(path: file.path), status.kind == .regular else {
+            guard let status = examine(file.path), status.kind == .regular else {
                 unreadable = unreadable ?? file.key
                 inputs.append(.init(path: file.key, sha256: ""))
                 continue

@@ -124,7 +124,7 @@ struct GlobPattern: Sendable, Hashable {
     }
 
     /// Every regular file below `directory` at any depth, skipping hidden names and linked folders.
-    private static func allFiles(below directory: String, into found: inout Set<String>) {
+    static func allFiles(below directory: String, into found: inout Set<String>) {
         for entry in DirectoryEntry.entries(of: directory) where !entry.name.hasPrefix(".") {
             let path = directory + "/" + entry.name
             if isRegularFile(entry, at: path) {
@@ -143,7 +143,7 @@ struct GlobPattern: Sendable, Hashable {
         }
     }
 
-    private static func isFolder(_ entry: DirectoryEntry, at path: String, followingLinks: Bool) -> Bool {
+    static func isFolder(_ entry: DirectoryEntry, at path: String, followingLinks: Bool) -> Bool {
         switch entry.kind {
         case .directory: true
         case .symbolicLink: followingLinks && FileStatus(path: path)?.kind == .directory

@@ -1,7 +1,7 @@
 /// The tables of `state.db` and how to bring an older file up to date, versioned by `PRAGMA user_version`.
 enum StateSchema {
     /// The version this program writes.
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     /// One script per version step: `migrations[n]` takes a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -45,6 +45,7 @@ enum StateSchema {
             sha256 TEXT NOT NULL
         ) WITHOUT ROWID;
         """,
+        attemptsMigration,
     ]
 
     /// Creates or upgrades the schema inside one transaction, so two processes opening a new file at once

@@ -13,37 +13,57 @@ extension StateStore {
     /// Call it when the task is about to start, after its needs ended, so their outputs are its inputs.
     /// - Throws: `SQLiteError` when the database cannot be read or written.
     public func checkUpToDate(_ task: TaskID, definition: TaskDefinition) throws -> UpToDateCheck {
-        let inputs = definition.inputs, outputs = definition.outputs
         // Never up to date, whatever is stored: a success recorded while it still declared paths was for
         // another definition. Nothing to read.
-        if inputs.isEmpty && outputs.isEmpty {
-            return UpToDateCheck(verdict: .outOfDate(.untracked), fingerprints: TaskFingerprints(definition: definition.fingerprint, inputs: []))
-        }
-        let directory = taskDirectory(definition)
-        let files = fingerprinter.files(matching: inputs, in: directory).map { (key: fileKey($0), path: $0) }
+        if definition.inputs.isEmpty && definition.outputs.isEmpty { return Self.untrackedCheck(definition) }
+        let files = inputFiles(of: definition)
         let (stored, known) = try withDatabase { database throws(SQLiteError) in
             try database.readTransaction { () throws(SQLiteError) in
                 (try Self.storedFingerprints(of: task, in: database), try Self.fileRecords(files.map(\.key), in: database))
             }
         }
-        let (hashed, refreshed, unreadable) = fingerprinter.hashes(of: files, known: known)
-        if !refreshed.isEmpty {
-            try withDatabase { database throws(SQLiteError) in
-                try database.transaction { () throws(SQLiteError) in try Self.store(refreshed, in: database) }
-            }
-        }
+        let (check, refreshed) = judge(definition, files: files, stored: stored, known: known)
+        if !refreshed.isEmpty { try storeFileRecords(refreshed) }
+        return check
+    }
+
+    /// A task that declares no paths: never up to date.
+    static func untrackedCheck(_ definition: TaskDefinition) -> UpToDateCheck {
+        UpToDateCheck(verdict: .outOfDate(.untracked), fingerprints: TaskFingerprints(definition: definition.fingerprint, inputs: []))
+    }
+
+    /// The files a definition's `inputs` name now, each with its store key.
+    func inputFiles(of definition: TaskDefinition, status: (String) -> FileStatus? = { FileStatus(path: $0) })
+        -> [(key: String, path: String)] {
+        fingerprinter.files(matching: definition.inputs, in: taskDirectory(definition), status: status).map { (key: fileKey($0), path: $0) }
+    }
+
+    /// The verdict on a tracked task from what the store holds and the files say; also the file records
+    /// read afresh, for the caller to store. The one place that decides (per task or for a whole run).
+    /// - Parameter status: how a path is examined; a whole-run check passes one that examines each path once.
+    func judge(_ definition: TaskDefinition, files: [(key: String, path: String)], stored: StoredFingerprints?,
+               known: [String: FileRecord], status: (String) -> FileStatus? = { FileStatus(path: $0) })
+        -> (check: UpToDateCheck, refreshed: [FileRecord]) {
+        let (hashed, refreshed, unreadable) = fingerprinter.hashes(of: files, known: known, status: status)
         let fingerprints = TaskFingerprints(definition: definition.fingerprint, inputs: hashed)
         let verdict: UpToDateVerdict
         if let reason = Self.difference(from: stored, to: fingerprints) {
             verdict = .outOfDate(reason)
         } else if let path = unreadable {
             verdict = .outOfDate(.inputUnreadable(path))
-        } else if let missing = fingerprinter.firstMissingOutput(outputs, in: directory) {
+        } else if let missing = fingerprinter.firstMissingOutput(definition.outputs, in: taskDirectory(definition), status: status) {
             verdict = .outOfDate(.outputMissing(missing))
         } else {
             verdict = .upToDate
         }
-        return UpToDateCheck(verdict: verdict, fingerprints: fingerprints, hasTrustedSuccess: stored?.succeeded == true)
+        return (UpToDateCheck(verdict: verdict, fingerprints: fingerprints, hasTrustedSuccess: stored?.succeeded == true), refreshed)
+    }
+
+    /// Keeps the content records of files read afresh, so the next check need not read them again.
+    func storeFileRecords(_ records: [FileRecord]) throws {
+        try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) in try Self.store(records, in: database) }
+        }
     }
 
     /// What a task's last success recorded, and whether it has executed without success since.
@@ -77,7 +97,7 @@ extension StateStore {
         return nil
     }
 
-    private static func storedFingerprints(of task: TaskID, in database: SQLiteDatabase) throws(SQLiteError) -> StoredFingerprints? {
+    static func storedFingerprints(of task: TaskID, in database: SQLiteDatabase) throws(SQLiteError) -> StoredFingerprints? {
         let row = try database.query("SELECT definition, succeeded FROM task_fingerprints WHERE task = ?1", [.text(task.rawValue)]) {
             (definition: $0.text(0), succeeded: $0.integer(1) != 0)
         }.first
@@ -90,7 +110,7 @@ extension StateStore {
         return StoredFingerprints(fingerprints: TaskFingerprints(definition: row.definition, inputs: inputs), succeeded: row.succeeded)
     }
 
-    private static func fileRecords(_ keys: [String], in database: SQLiteDatabase) throws(SQLiteError) -> [String: FileRecord] {
+    static func fileRecords(_ keys: [String], in database: SQLiteDatabase) throws(SQLiteError) -> [String: FileRecord] {
         guard !keys.isEmpty else { return [:] }
         return try database.withCachedStatement("SELECT size, mtime_ns, inode, sha256 FROM files WHERE path = ?1") { statement throws(SQLiteError) in
             var records: [String: FileRecord] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import JobGraphBasics
 import JobGraphCLI
 import JobGraphTestSupport
 import Testing

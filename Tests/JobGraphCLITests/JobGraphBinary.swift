@@ -111,6 +111,9 @@ final class RunningJobGraph {
     /// Everything it has written to standard output so far.
     var standardOutput: String { directory.read(outputName) ?? "" }
 
+    /// Everything it has written to standard error so far.
+    var standardError: String { directory.read(errorName) ?? "" }
+
     /// The JSON objects of an events file written so far, one per complete line.
     func events(in file: String) -> [[String: Any]] {
         guard let text = directory.read(file) else { return [] }

@@ -27,7 +27,7 @@ struct RunCommandTests {
         let objects = try outcome.outputLines.map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
         }
-        let transitions = objects.filter { $0["task"] != nil }
+        let transitions = objects.filter { $0["event"] as? String == "transition" }
         #expect(transitions.count == 6)
         let dates = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         for object in transitions {
@@ -47,8 +47,10 @@ struct RunCommandTests {
             "world pending->ready", "world ready->executing", "world executing->succeeded",
         ])
         // The last record closes the stream; the summary goes to standard error beside it.
-        #expect(objects.last?["event"] as? String == "finished")
-        #expect(objects.last?["succeeded"] as? Int == 2)
+        #expect(objects.first?["event"] as? String == "run-started")
+        #expect(objects.last?["event"] as? String == "run-finished")
+        #expect((objects.last?["counts"] as? [String: Any])?["succeeded"] as? Int == 2)
+        #expect(objects.last?["exit_status"] as? Int == 0)
         #expect(outcome.standardError.contains("2 succeeded"))
 
         // The events file holds the same transitions.

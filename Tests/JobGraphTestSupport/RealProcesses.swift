@@ -17,6 +17,11 @@ public struct ScratchDirectory: Sendable {
         path = URL(fileURLWithPath: String(cString: created)).resolvingSymlinksInPath().path
     }
 
+    /// An existing folder, such as a subfolder of another scratch directory, which keeps owning it.
+    public init(existing path: String) {
+        self.path = path
+    }
+
     /// The absolute path of `name` inside the directory.
     public func file(_ name: String) -> String { path + "/" + name }
 

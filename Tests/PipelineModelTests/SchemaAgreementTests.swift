@@ -55,6 +55,7 @@ import YAMLNodes
         "var-list-value.yaml",
         "hook-list.yaml",
         "empty-foreach.yaml",
+        "unknown-output-mode.yaml",
     ]
 
     @Test func validFixturesAndExamplesAreSchemaValidAndLoad() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Execution
+import JobGraphBasics
 import PipelineModel
 @testable import Reporters
 
@@ -17,38 +18,63 @@ import PipelineModel
         return try Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)
     }
 
-    @Test func transitionsCarryExactlyTheContractFields() throws {
+    /// The keys of a line in the order written, read from the text (JSONSerialization forgets the order).
+    private func keyOrder(_ line: String) throws -> [String] {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let positions = try object.keys.map { key -> (String, String.Index) in
+            let range = try #require(line.range(of: "\"\(key)\":"), "no key \(key) in \(line)")
+            return (key, range.lowerBound)
+        }
+        return positions.sorted { $0.1 < $1.1 }.map(\.0)
+    }
+
+    @Test func everyLineNamesItsEventAndKeepsOneKeyOrder() throws {
         let output = try ConsoleFile()
         let reporter = JSONLinesReporter(sink: output.console, now: { Events.start })
         reporter.observe(Events.started())
         reporter.observe(Events.transition("compile[a]", .ready, .executing, at: 0.25, queue: "build"))
-        reporter.observe(Events.transition("compile[a]", .executing, .failed, at: 1.5, attempt: 2, queue: "build",
-                                           exitCode: 2, error: "exit status 2", duration: 1.25))
+        var failed = TaskTransition(time: Events.start.addingTimeInterval(1.5), elapsed: 1.5, task: "compile[a]", from: .executing,
+                                    to: .failed, attempt: 2, queue: "build", exitCode: 2, error: "exit status 2\n\"quoted\"",
+                                    duration: 1.25)
+        failed.reason = "input 'a.c' changed"
+        failed.slurmJob = "1234_7"
+        reporter.observe(.transition(failed))
         reporter.observe(.output(task: "compile[a]", line: "not in the event stream"))
         reporter.observe(Events.transition("up", .pending, .upToDate, at: 1.75))
 
-        let records = try objects(output.lines)
-        try #require(records.count == 3)
-        let baseKeys: Set = ["time", "elapsed", "task", "from", "to", "attempt", "queue"]
-        #expect(Set(records[0].keys) == baseKeys)
-        #expect(records[0]["task"] as? String == "compile[a]")
-        #expect(records[0]["from"] as? String == "ready")
-        #expect(records[0]["to"] as? String == "executing")
-        #expect(records[0]["attempt"] as? Int == 1)
-        #expect(records[0]["queue"] as? String == "build")
-        #expect(records[0]["elapsed"] as? Double == 0.25)
-        let time = try parsedTime(records[0]["time"])
+        let lines = output.lines
+        let records = try objects(lines)
+        try #require(records.count == 4)
+        #expect(try keyOrder(lines[0]) == ["time", "elapsed", "event", "pipeline", "version", "tasks", "jobs"])
+        #expect(records[0]["event"] as? String == "run-started")
+        #expect(records[0]["pipeline"] as? String == "photos.yaml")
+        #expect(records[0]["tasks"] as? Int == 3)
+        #expect(records[0]["jobs"] as? Int == 2)
+        #expect(records[0]["version"] as? String == JobGraphVersion.current)
+
+        let base = ["time", "elapsed", "event", "task", "from", "to", "attempt", "queue"]
+        #expect(try keyOrder(lines[1]) == base)
+        #expect(records[1]["event"] as? String == "transition")
+        #expect(records[1]["task"] as? String == "compile[a]")
+        #expect(records[1]["from"] as? String == "ready")
+        #expect(records[1]["to"] as? String == "executing")
+        #expect(records[1]["attempt"] as? Int == 1)
+        #expect(records[1]["queue"] as? String == "build")
+        #expect(records[1]["elapsed"] as? Double == 0.25)
+        let time = try parsedTime(records[1]["time"])
         #expect(abs(time.timeIntervalSince(Events.start) - 0.25) < 0.001)
-        #expect((records[0]["time"] as? String)?.contains(".250") == true)
+        #expect((records[1]["time"] as? String)?.contains(".250") == true)
 
-        #expect(Set(records[1].keys) == baseKeys.union(["exit_code", "error", "duration"]))
-        #expect(records[1]["exit_code"] as? Int == 2)
-        #expect(records[1]["error"] as? String == "exit status 2")
-        #expect(records[1]["duration"] as? Double == 1.25)
-        #expect(records[1]["attempt"] as? Int == 2)
+        #expect(try keyOrder(lines[2]) == base + ["exit_code", "error", "duration", "reason", "slurm_job"])
+        #expect(records[2]["exit_code"] as? Int == 2)
+        #expect(records[2]["error"] as? String == "exit status 2\n\"quoted\"")
+        #expect(records[2]["duration"] as? Double == 1.25)
+        #expect(records[2]["attempt"] as? Int == 2)
+        #expect(records[2]["reason"] as? String == "input 'a.c' changed")
+        #expect(records[2]["slurm_job"] as? String == "1234_7")
 
-        #expect(records[2]["to"] as? String == "up-to-date")
-        #expect(records[2]["exit_code"] == nil)
+        #expect(records[3]["to"] as? String == "up-to-date")
+        #expect(records[3]["exit_code"] == nil)
     }
 
     @Test func progressIsThrottledPerTaskByEventTime() throws {
@@ -67,7 +93,7 @@ import PipelineModel
         let second = records.filter { $0["task"] as? String == "photo[1]" }
         #expect(first.map { $0["bytes"] as? Int } == [0, 500, 1000, 1500])
         #expect(second.count == 4)
-        #expect(Set(first[1].keys) == ["time", "elapsed", "task", "event", "bytes", "total"])
+        #expect(Set(first[1].keys) == ["time", "elapsed", "event", "task", "bytes", "total"])
         #expect(first[1]["event"] as? String == "progress")
         #expect(first[1]["total"] as? Int == 2000)
         #expect(first[1]["elapsed"] as? Double == 0.5)
@@ -75,25 +101,25 @@ import PipelineModel
         _ = try parsedTime(first[1]["time"])
     }
 
-    @Test func finishedCountsEveryTerminalStateAndTheWallTime() throws {
+    @Test func runFinishedCountsEveryTerminalStateAndGivesTheExitStatus() throws {
         let output = try ConsoleFile()
         let reporter = JSONLinesReporter(sink: output.console, now: { Events.start.addingTimeInterval(9.5) })
         reporter.observe(Events.started())
         reporter.observe(.finished(RunSummary(counts: [.succeeded: 3, .failed: 1, .pending: 2], wallTime: 9.5,
                                               criticalPath: ["a", "b"], failures: [], stop: .interrupt)))
 
-        let record = try #require(try objects(output.lines).first)
-        #expect(record["event"] as? String == "finished")
-        #expect(record["succeeded"] as? Int == 3)
-        #expect(record["failed"] as? Int == 1)
-        #expect(record["cancelled"] as? Int == 0)
-        #expect(record["skipped"] as? Int == 0)
-        #expect(record["up-to-date"] as? Int == 0)
-        #expect(record["pending"] as? Int == 2)
-        #expect(record["executing"] == nil)
+        let line = try #require(output.lines.last)
+        let record = try #require(try objects([line]).first)
+        #expect(try keyOrder(line) == ["time", "elapsed", "event", "counts", "wall_time", "exit_status", "stopped_by", "critical_path"])
+        #expect(record["event"] as? String == "run-finished")
+        let counts = try #require(record["counts"] as? [String: Int])
+        #expect(counts == ["succeeded": 3, "failed": 1, "cancelled": 0, "skipped": 0, "up-to-date": 0, "pending": 2])
+        #expect(line.contains(#""counts":{"pending":2,"succeeded":3,"failed":1,"cancelled":0,"skipped":0,"up-to-date":0}"#))
         #expect(record["wall_time"] as? Double == 9.5)
         #expect(record["elapsed"] as? Double == 9.5)
+        #expect(record["exit_status"] as? Int == 130)
         #expect(record["stopped_by"] as? String == "SIGINT")
+        #expect(record["critical_path"] as? [String] == ["a", "b"])
         _ = try parsedTime(record["time"])
     }
 
@@ -111,7 +137,7 @@ import PipelineModel
 
         let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
         let records = try objects(lines)
-        #expect(records.map { $0["to"] as? String } == ["executing", "succeeded"])
+        #expect(records.map { $0["to"] as? String } == [nil, "executing", "succeeded"])
     }
 
     @Test func unopenableEventsFileThrowsWithThePath() {

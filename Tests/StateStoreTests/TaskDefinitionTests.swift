@@ -16,6 +16,16 @@ import Testing
         #expect(Self.base.fingerprint.count == 64)
     }
 
+    /// Fingerprints are stored between runs: an encoding that changed would make every task of every
+    /// pipeline run again after an upgrade. The digests were computed apart, by Python's hashlib over the
+    /// documented encoding.
+    @Test func fingerprintsStayThoseOfTheDocumentedEncoding() {
+        #expect(Self.base.fingerprint == "2ec839e2e67c28da8a22ca1bc34e7cc1e8c83b4ee2aa64c7c05351044d8928d3")
+        let unicode = TaskDefinition(action: "run", parameters: ["echo é ünïcode"], environment: ["Z": "x y", "Ä": "2"],
+                                     workingDirectory: "sub dir", inputs: ["a b/*.c"], outputs: [])
+        #expect(unicode.fingerprint == "8ccc1413a361b65f8762cd3114724d3437eeea5b35ff73685c7cc0e147e9a0aa")
+    }
+
     /// One changed field each, every one of which must change the fingerprint.
     static let variants: [TaskDefinition] = {
         let base = TaskDefinitionTests.base

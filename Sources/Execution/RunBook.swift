@@ -1,0 +1,68 @@
+import Foundation
+import PipelineModel
+
+/// The run's mutable state, guarded by the runner's one lock.
+struct RunBook {
+    struct Execution {
+        var attempt: Int
+        var handle: any TaskExecution
+    }
+
+    var plan: Plan
+    /// Graph nodes first, then the items dynamic fan-outs add, in the Plan's numbering.
+    var tasks: [RunTask]
+    /// `nil` for a task that ended before the run (up to date with all its needs); filled by `Runner.run`.
+    var operations: [TaskOperation?] = []
+    var attempts: [Int]
+    var attemptStarted: [ContinuousClock.Instant?]
+    var firstStarted: [Double?]
+    var ended: [Double?]
+    var endedAttempt: [Int]
+    var results: [Int: TaskResult] = [:]
+    var answers: [Int: UpToDateAnswer] = [:]
+    /// Tasks found up to date: they end without running.
+    var upToDate: Set<Int> = []
+    var executions: [Int: Execution] = [:]
+    /// The Slurm job or step of each task's latest attempt, for its transitions.
+    var slurmJobs: [Int: String] = [:]
+    var failures: [Int: (exitCode: Int32?, reason: String)] = [:]
+    var hookFailures: [RunSummary.FailedTask] = []
+    /// Tasks stopped by an interrupt: their end is `cancelled`, not `failed`.
+    var terminated: Set<Int> = []
+    /// Executing tasks whose handle had not arrived when the run was stopped.
+    var terminateOnStart: Set<Int> = []
+    /// Services stopped because no remaining task needs them.
+    var stoppedServices: Set<Int> = []
+    /// Services that did not become ready in time.
+    var notReady: Set<Int> = []
+    var isSuspended = false
+    var stop: RunStop?
+    var stopRequests = 0
+    var waiter: CheckedContinuation<Void, Never>?
+
+    init(plan: Plan, tasks: [RunTask]) {
+        self.plan = plan
+        self.tasks = tasks
+        let count = tasks.count
+        attempts = Array(repeating: 0, count: count)
+        attemptStarted = Array(repeating: nil, count: count)
+        firstStarted = Array(repeating: nil, count: count)
+        ended = Array(repeating: nil, count: count)
+        endedAttempt = Array(repeating: 0, count: count)
+    }
+
+    /// Makes room for one more task (a fan-out item).
+    mutating func growBookkeeping() {
+        attempts.append(0)
+        attemptStarted.append(nil)
+        firstStarted.append(nil)
+        ended.append(nil)
+        endedAttempt.append(0)
+    }
+}
+
+/// Holds a reference weakly, so closures made before an object exists can reach it later.
+final class WeakBox<Value: AnyObject & Sendable>: @unchecked Sendable {
+    // Written once in `Runner.init` before any operation can start, read afterwards: no lock needed.
+    weak var value: Value?
+}

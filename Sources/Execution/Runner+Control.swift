@@ -1,0 +1,71 @@
+import Dispatch
+import Foundation
+import JobGraphBasics
+import PipelineModel
+import TaskGraph
+
+/// Stopping, suspending and resuming a run from outside (signals).
+extension Runner {
+    /// Steers the run from outside: signals and their like. Safe from any thread.
+    public func control(_ command: RunControl) {
+        switch command {
+        case .interrupt, .terminate:
+            stop(command == .interrupt ? .interrupt : .terminate)
+        case .suspend:
+            let changed = state.withLock { book in
+                // A stopping run starts only `always` and `failure` tasks, and those must run (contract).
+                guard book.stop == nil, !book.isSuspended else { return false }
+                book.isSuspended = true
+                events.yield(.suspended(true))
+                return true
+            }
+            if changed { queues.forEach { $0.isSuspended = true } }
+        case .resume:
+            let step = state.withLock { book -> Step? in
+                guard book.isSuspended else { return nil }
+                book.isSuspended = false
+                events.yield(.suspended(false))
+                return nextStep(after: [], in: &book)
+            }
+            guard let step else { return }
+            queues.forEach { $0.isSuspended = false }
+            perform(step)
+        case .pauseProcesses:
+            state.withLock { book in Array(book.executions.values.map(\.handle)) }.forEach { $0.pause() }
+        case .continueProcesses:
+            state.withLock { book in Array(book.executions.values.map(\.handle)) }.forEach { $0.resume() }
+        }
+    }
+
+    func stop(_ reason: RunStop) {
+        enum Action { case terminate([any TaskExecution], resume: Bool, Step), kill([any TaskExecution]) }
+        let action = state.withLock { book -> Action in
+            book.stopRequests += 1
+            let handles = book.executions.values.map(\.handle)
+            guard book.stopRequests == 1 else { return .kill(handles) }
+            book.stop = reason
+            events.yield(.stopping(reason))
+            // A stop lifts a suspension: `always` tasks still run (contract), and held ones would hang the run.
+            let resume = book.isSuspended
+            if resume {
+                book.isSuspended = false
+                events.yield(.suspended(false))
+            }
+            for index in book.plan.states.indices where book.plan.states[index] == .executing {
+                book.terminated.insert(index)
+                if book.executions[index] == nil { book.terminateOnStart.insert(index) }
+            }
+            let transitions = book.plan.cancel()
+            emit(transitions, in: &book)
+            return .terminate(handles, resume: resume, nextStep(after: transitions, in: &book))
+        }
+        switch action {
+        case .terminate(let handles, let resume, let step):
+            if resume { queues.forEach { $0.isSuspended = false } }
+            handles.forEach { $0.terminate(grace: configuration.terminationGrace) }
+            perform(step)
+        case .kill(let handles):
+            handles.forEach { $0.kill() }
+        }
+    }
+}

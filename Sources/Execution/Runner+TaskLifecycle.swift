@@ -1,0 +1,188 @@
+import Dispatch
+import Foundation
+import JobGraphBasics
+import PipelineModel
+import TaskGraph
+
+/// One task's life: its check, its attempts, its retries and its end.
+extension Runner {
+    // MARK: - One task's life
+
+    /// Called by a task's operation when it is started.
+    func begin(_ index: Int) {
+        let (attempt, task, decided) = state.withLock { book in
+            book.attemptStarted[index] = clock.now
+            if book.firstStarted[index] == nil { book.firstStarted[index] = elapsed() }
+            return (book.attempts[index], book.tasks[index], book.answers[index])
+        }
+        // Resolved once: the up-to-date check and the executor take the same work.
+        let work = Result { () throws -> TaskWork in try resolver.get().work(for: task, attempt: attempt) }
+        // A task checked before the run (its needs were all up to date) is not checked again.
+        if attempt == 1, let history, case .success(let resolved) = work,
+           let answer = decided ?? check(task, work: resolved, with: history) {
+            state.withLock { $0.answers[index] = answer }
+            if answer.isUpToDate && !configuration.force {
+                state.withLock { $0.upToDate.insert(index) }
+                complete(index)
+                return
+            }
+            history.started(task.id, answer: answer)
+        }
+        launch(index, attempt: attempt, work: work)
+    }
+
+    /// The up-to-date answer for a task about to run; `nil` when its paths cannot be rendered (the attempt
+    /// then fails with that error).
+    func check(_ task: RunTask, work: TaskWork, with history: any TaskHistory) -> UpToDateAnswer? {
+        guard let resolver = try? resolver.get(), let paths = try? resolver.declaredPaths(for: task) else { return nil }
+        return history.check(work, inputs: paths.inputs, outputs: paths.outputs, environmentNames: resolver.environmentNames(for: task))
+    }
+
+    func launch(_ index: Int, attempt: Int, work: Result<TaskWork, any Error>? = nil) {
+        let task = state.withLock { $0.tasks[index] }
+        let events = self.events
+        let id = task.id
+        var reporter = TaskReporter(
+            output: { line in events.yield(.output(task: id, line: line)) },
+            progress: { bytes, total in events.yield(.progress(task: id, bytes: bytes, total: total)) },
+            finished: { [weak self] result in self?.attemptEnded(index, attempt: attempt, result) })
+        reporter.slurmJob = { [weak self] job in self?.state.withLock { $0.slurmJobs[index] = job } }
+        do {
+            let work = try (work ?? Result { () throws -> TaskWork in try resolver.get().work(for: task, attempt: attempt) }).get()
+            let handle = try executor.start(work, reporter: reporter)
+            let stopNow = state.withLock { book -> Bool in
+                guard book.endedAttempt[index] < attempt else { return false }
+                book.executions[index] = RunBook.Execution(attempt: attempt, handle: handle)
+                return book.terminateOnStart.remove(index) != nil
+            }
+            if stopNow { handle.terminate(grace: configuration.terminationGrace) }
+            if let service = task.spec.service, !stopNow { watchReadiness(of: index, task: task, service: service, handle: handle) }
+        } catch let error as TemplateError {
+            attemptEnded(index, attempt: attempt, .failed(exitCode: nil, reason: error.message))
+        } catch {
+            attemptEnded(index, attempt: attempt, .failed(exitCode: nil, reason: String(describing: error)))
+        }
+    }
+
+    func attemptEnded(_ index: Int, attempt: Int, _ result: TaskResult) {
+        enum Next { case retry(Double), hook(String, RunTask), complete }
+        let next = state.withLock { book -> Next in
+            let task = book.tasks[index]
+            book.executions[index] = nil
+            book.endedAttempt[index] = attempt
+            let stopped = book.stop != nil && book.terminated.contains(index)
+            if case .failed(let exitCode, let reason) = result, attempt <= task.spec.retries, book.stop == nil,
+               task.spec.service == nil {
+                let duration = book.attemptStarted[index].map { seconds(clock.now - $0) }
+                emit(index, from: .executing, to: .failed, exitCode: exitCode, error: reason + "; retrying", duration: duration, in: &book)
+                return .retry(task.spec.retryDelay * pow(2, Double(attempt - 1)))
+            }
+            book.results[index] = result
+            // Contract: completion hooks run once the terminal state is known, before dependents go on.
+            let hook = result.isSuccess || book.stoppedServices.contains(index) ? task.spec.onSuccess : task.spec.onFailure
+            if let hook, !stopped, let command = try? hook.rendered(in: (try? resolver.get())?.context(for: task)
+                ?? TemplateContext(variables: [:]), as: .shellQuoted) {  // the loader checked the template's names
+                return .hook(command, task)
+            }
+            return .complete
+        }
+        switch next {
+        case .retry(let delay):
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.retry(index, after: attempt) }
+        case .hook(let command, let task):
+            Task { [self] in
+                let hookSucceeded = await runCommand(command, for: task)
+                if !hookSucceeded {
+                    state.withLock { book in
+                        book.hookFailures.append(RunSummary.FailedTask(
+                            id: task.id, exitCode: nil, reason: "its completion hook `\(command)` failed", allowed: false,
+                            logPath: (try? resolver.get())?.logPath(for: task.id) ?? "", lastLines: []))
+                    }
+                }
+                complete(index)
+            }
+        case .complete:
+            complete(index)
+        }
+    }
+
+    /// Records a task's final result in the Plan and moves the run on.
+    func complete(_ index: Int) {
+        let step = state.withLock { book -> Step in
+            let duration = book.attemptStarted[index].map { seconds(clock.now - $0) }
+            let result = book.results[index] ?? .succeeded
+            let outcome: Plan.Outcome
+            var exitCode: Int32? = 0
+            var error: String?
+            let needers = book.plan.remainingNeeders(of: index)
+            switch result {
+            case _ where book.upToDate.contains(index):
+                outcome = .upToDate
+                exitCode = nil
+            case .succeeded where book.tasks[index].spec.service != nil && needers > 0 && book.stop == nil
+                && !book.stoppedServices.contains(index):
+                // Contract: a service that dies early fails what still needs it, whatever its exit status.
+                outcome = .failed
+                let reason = "the service ended while \(needers) task\(needers == 1 ? "" : "s") still need\(needers == 1 ? "s" : "") it"
+                book.failures[index] = (0, reason)
+                error = reason
+            case .succeeded:
+                outcome = .succeeded
+            case .failed(let code, _) where book.stoppedServices.contains(index) && !(book.stop != nil && book.terminated.contains(index)):
+                // A service stopped because nothing needs it any more ended as planned; one that was running
+                // when a signal stopped the run is cancelled like every other task, whichever stop came first.
+                outcome = .succeeded
+                exitCode = code
+            case .failed(let code, var reason):
+                let stoppedByUs = book.stop != nil && book.terminated.contains(index)
+                outcome = stoppedByUs ? .cancelled : .failed
+                // A service not ready in time was terminated by the runner: say why, not how its process ended.
+                if book.notReady.contains(index) { reason = Self.notReadyReason(book.tasks[index]) }
+                if !stoppedByUs { book.failures[index] = (code, reason) }
+                exitCode = code
+                error = reason
+            }
+            book.ended[index] = elapsed()
+            let from = book.plan.states[index]
+            let transitions = book.plan.record(index, outcome)
+            guard let own = transitions.first else { return nextStep(after: [], in: &book) }
+            emit(index, from: from, to: own.to, exitCode: exitCode, error: error, duration: duration, in: &book)
+            let rest = Array(transitions.dropFirst())
+            emit(rest, in: &book)
+            var step = nextStep(after: rest, ended: index, in: &book)
+            step.records.insert(HistoryEntry(task: book.tasks[index].id, state: own.to, attempts: own.to == .upToDate ? 0 : book.attempts[index],
+                                             duration: own.to == .upToDate ? nil : duration, exitCode: exitCode, answer: book.answers[index]),
+                                at: 0)
+            return step
+        }
+        perform(step)
+    }
+
+    /// How a task ended, for the history, written outside the lock.
+    struct HistoryEntry {
+        var task: TaskID
+        var state: TaskState
+        var attempts: Int
+        var duration: Double?
+        var exitCode: Int32?
+        var answer: UpToDateAnswer?
+    }
+
+    func retry(_ index: Int, after attempt: Int) {
+        let stopped = state.withLock { book -> Bool in
+            guard book.stop == nil else {
+                book.terminated.insert(index)
+                return true
+            }
+            book.attempts[index] = attempt + 1
+            book.attemptStarted[index] = clock.now
+            emit(index, from: .failed, to: .executing, in: &book)
+            return false
+        }
+        if stopped {
+            attemptEnded(index, attempt: attempt + 1, .failed(exitCode: nil, reason: "cancelled before retrying"))
+        } else {
+            launch(index, attempt: attempt + 1)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import PipelineModel
+
+/// One execution of one task: what the run report draws as a bar in the timeline.
+public struct TaskAttempt: Sendable, Equatable {
+    public var task: TaskID
+    /// 1 for the first attempt.
+    public var attempt: Int
+    public var queue: String
+    /// The lane it ran in, 0-based: the lowest lane free when it started, so lanes never overlap.
+    public var slot: Int
+    /// Seconds since the run started.
+    public var start: Double
+    /// Seconds since the run started; `nil` when the run died before the attempt ended.
+    public var end: Double?
+    /// The state the attempt ended in (`failed` also for an attempt that is retried); `executing` when it
+    /// never ended.
+    public var outcome: TaskState
+    public var exitCode: Int32?
+    public var error: String?
+    /// The last lines of the task's log, kept for a failure so a later run's log cannot replace them.
+    public var logTail: [String]
+
+    public init(task: TaskID, attempt: Int, queue: String, slot: Int, start: Double, end: Double? = nil,
+                outcome: TaskState = .executing, exitCode: Int32? = nil, error: String? = nil, logTail: [String] = []) {
+        self.task = task
+        self.attempt = attempt
+        self.queue = queue
+        self.slot = slot
+        self.start = start
+        self.end = end
+        self.outcome = outcome
+        self.exitCode = exitCode
+        self.error = error
+        self.logTail = logTail
+    }
+}
+
+/// Turns a run's transitions into its attempts: one begins on each transition into `executing` and ends on
+/// the next transition out of it. A stay in `executing` that ends `up-to-date` was only a check, no
+/// attempt: it is dropped (a no-op rerun of 10,000 tasks has no bars to draw). Pure: feed it transitions in
+/// order.
+public struct TaskAttemptLog: Sendable {
+    /// Every attempt so far, in the order they started; those still open have no `end`.
+    public var attempts: [TaskAttempt] { recorded.compactMap { $0 } }
+    /// `nil` where a check was dropped.
+    private var recorded: [TaskAttempt?] = []
+    private var open: [TaskID: Int] = [:]
+    private var lanes: [Bool] = []
+    private let ignored: Set<TaskID>
+
+    /// - Parameter ignored: tasks that execute no work of their own, which take no lane: a dynamic
+    ///   fan-out is `executing` while its items run.
+    public init(ignoring ignored: Set<TaskID> = []) {
+        self.ignored = ignored
+    }
+
+    /// Opens or closes an attempt for `transition`; other transitions change nothing.
+    public mutating func record(_ transition: TaskTransition) {
+        guard !ignored.contains(transition.task) else { return }
+        if transition.from == .executing, let index = open.removeValue(forKey: transition.task), var attempt = recorded[index] {
+            lanes[attempt.slot] = false
+            attempt.end = transition.elapsed
+            attempt.outcome = transition.to
+            attempt.exitCode = transition.exitCode
+            attempt.error = transition.error
+            recorded[index] = transition.to == .upToDate ? nil : attempt
+        }
+        if transition.to == .executing {
+            let slot = lanes.firstIndex(of: false) ?? lanes.count
+            if slot == lanes.count { lanes.append(true) } else { lanes[slot] = true }
+            open[transition.task] = recorded.count
+            recorded.append(TaskAttempt(task: transition.task, attempt: transition.attempt, queue: transition.queue,
+                                        slot: slot, start: transition.elapsed))
+        }
+    }
+
+    /// Keeps `lines` with the last attempt of `task`, for a failure's log tail.
+    public mutating func attachLogTail(_ lines: [String], to task: TaskID) {
+        guard let index = recorded.lastIndex(where: { $0?.task == task }) else { return }
+        recorded[index]?.logTail = lines
+    }
+}

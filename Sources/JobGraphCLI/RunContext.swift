@@ -1,0 +1,135 @@
+import ArgumentParser
+import Execution
+import Foundation
+import JobGraphSystem
+import PipelineModel
+import Reporters
+import SlurmExecutor
+import StateStore
+import Steps
+import TaskGraph
+
+/// The `run` options that shape each run of one command: one run, or one per change with `--watch`.
+struct RunSettings {
+    var jobs: Int?
+    var keepGoing = false
+    var force = false
+    var progress: ProgressMode = .auto
+    /// `--output`; the file's `output:` applies where this is `nil`.
+    var output: OutputMode?
+    var trace: String?
+    /// Set when tasks run on Slurm (`--executor slurm` or `executor: slurm`).
+    var slurmMode: SlurmMode?
+}
+
+/// What lives as long as a `run` command, across its runs: the pipeline's state and its run lock, the
+/// event loop that reads signals and children, the `--events` file; and the one function that runs a
+/// graph once with them, which both a plain run and `--watch` call.
+final class RunContext {
+    let settings: RunSettings
+    let pipelineDirectory: String
+    let control = RunControlRelay()
+    private let state: (store: StateStore, lock: RunLock)
+    private let loop: EventLoop
+    /// `--events FILE`, truncated when the command starts; each run appends its events.
+    private let eventsPath: String?
+    private let environment = ProcessInfo.processInfo.environment
+    private let processorCount = ProcessInfo.processInfo.activeProcessorCount
+
+    /// Opens the state beside the pipeline (taking its run lock), the event loop and the events file;
+    /// a failure is printed and ends the command with exit status 2.
+    init(settings: RunSettings, pipelineDirectory: String, wait: Bool, events: String?) throws {
+        self.settings = settings
+        self.pipelineDirectory = pipelineDirectory
+        state = try openState(in: pipelineDirectory, wait: wait)
+        eventsPath = events
+        do {
+            try events.map { path throws(EventFileError) in try EventFile(path: path) }?.close()
+        } catch {
+            state.lock.release()
+            Console.standardError.write(line: "error: \(error)")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        let control = self.control
+        loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
+    }
+
+    /// Stops the event loop, closes the events file and releases the run lock.
+    func close() {
+        loop.stop()
+        state.lock.release()
+    }
+
+    /// The configuration a run of a graph gets.
+    var configuration: RunConfiguration {
+        var configuration = RunConfiguration(
+            jobs: settings.jobs ?? processorCount, keepGoing: settings.keepGoing, pipelineDirectory: pipelineDirectory,
+            stateDirectory: pipelineDirectory + "/.jobgraph", environment: environment, processorCount: processorCount)
+        configuration.force = settings.force
+        return configuration
+    }
+
+    /// Where the lines about the run as a whole go: beside the events when they own standard output.
+    var messageConsole: Console { settings.progress == .json ? .standardError : .standardOutput }
+
+    /// Runs `graph` once, with its progress shown and recorded, and prints the summary.
+    func runOnce(_ graph: TaskGraph) async throws -> RunSummary {
+        let configuration = self.configuration
+        let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
+        var observers: [any RunObserver] = [makeProgressObserver(
+            mode: settings.progress, console: .standardOutput, environment: environment,
+            output: settings.output ?? graph.pipeline.output ?? .prefixed)]
+        if let trace = settings.trace { observers.append(ChromeTraceWriter(path: trace)) }
+        let attempts = AttemptRecorder(store: state.store, run: recorder.run,
+                                       fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)))
+        observers.append(attempts)
+        if let eventsPath {
+            do {
+                observers.append(try JSONLinesReporter(path: eventsPath, appending: true))
+            } catch {
+                Console.standardError.write(line: "warning: this run's events are not written: \(error)")
+            }
+        }
+
+        let localExecutor = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory)
+        var slurm: SlurmExecutor?
+        if let mode = settings.slurmMode {
+            let executor = try slurmExecutor(mode: mode, graph: graph, configuration: configuration, local: localExecutor)
+            control.onStop = { executor.cancelRun() }
+            slurm = executor
+        }
+        let executor: any TaskExecutor = slurm ?? localExecutor
+        let runner = Runner(graph: graph, configuration: configuration, executor: executor,
+                            history: recorder, expectedDurations: { [store = state.store] in expectedDurations(of: graph, from: store) })
+        control.attach(runner)
+        async let summary = runner.run()
+        await ObserverHub.drain(runner.events, into: observers)
+        let result = await summary
+        control.detach()
+        control.onStop = nil
+        let slurmNotes = slurm?.finish() ?? []
+        for problem in attempts.problems.withLock({ $0 }) + recorder.finish(result, endTime: Date()) {
+            Console.standardError.write(line: "warning: \(problem)")
+        }
+        messageConsole.write(lines: SummaryPrinter().render(result) + slurmNotes)
+        return result
+    }
+}
+
+/// The Slurm executor, after checking the cluster can take the run; a cluster that cannot ends the
+/// command with exit status 2 before anything runs.
+private func slurmExecutor(mode: SlurmMode, graph: TaskGraph, configuration: RunConfiguration,
+                           local: any TaskExecutor) throws -> SlurmExecutor {
+    do throws(SlurmSetupError) {
+        let cluster = try SlurmCluster.connect(environment: configuration.environment)
+        let problems = cluster.problems(in: graph, mode: mode, jobs: configuration.jobs)
+        if !problems.isEmpty { throw SlurmSetupError(problems) }
+        let executor = SlurmExecutor(cluster: cluster, graph: graph, mode: mode, jobs: configuration.jobs, local: local,
+                                     stateDirectory: configuration.stateDirectory, environment: configuration.environment)
+        Console.standardError.write(line: try executor.prepare())
+        return executor
+    } catch {
+        Console.standardError.write(lines: error.problems.map { "error: \($0)" })
+        throw ExitCode(ExitStatus.invalid)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import Execution
+import JobGraphBasics
+import JobGraphTestSupport
+import PipelineModel
+import TaskGraph
+@testable import Reporters
+
+/// The page's content, from a known run: what a reader of the HTML sees, and that nothing the user wrote
+/// can become markup.
+@Suite struct RunReportPageTests {
+    private func page(attempts: [TaskAttempt], states: [TaskID: TaskState], jobs: Int? = 2) throws -> String {
+        var diagnostics = Diagnostics()
+        let graph = try #require(PipelineCheck.graph(yaml: """
+            version: 1
+            tasks:
+              build: {run: "true"}
+              test: {needs: [build], run: "true"}
+            """, file: "p.yaml", diagnostics: &diagnostics))
+        let report = RunReport(pipeline: "p.yaml", run: "3", startedAt: Date(timeIntervalSince1970: 0), wallTime: 4,
+                               outcome: "failed", jobs: jobs, counts: [("succeeded", 1), ("failed", 1)], attempts: attempts,
+                               criticalPath: ["build", "test"], finalStates: states)
+        return RunReportPage(report: report, graph: graph).html()
+    }
+
+    @Test func barsLanesFailuresAndGraphAreOnThePage() throws {
+        let html = try page(attempts: [
+            TaskAttempt(task: "build", attempt: 1, queue: "default", slot: 0, start: 0, end: 1.5, outcome: .succeeded, exitCode: 0),
+            TaskAttempt(task: "test", attempt: 1, queue: "default", slot: 2, start: 1.5, end: 4, outcome: .failed, exitCode: 2,
+                        error: "<script>alert(1)</script> & more", logTail: ["expected <b> to be \"c\""]),
+        ], states: ["build": .succeeded, "test": .failed])
+        #expect(html.contains("data-lanes=\"3\""), "a lane for slot 3 although --jobs was 2")
+        #expect(html.components(separatedBy: "class=\"lane-marker\"").count - 1 == 3)
+        #expect(html.components(separatedBy: "<rect class=\"bar critical\"").count - 1 == 2)
+        #expect(html.contains("fill=\"\(RunReportPage.color(of: .failed))\" data-tip=\"test · duration 2.50s · exit code 2 · queue default · failed"))
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; more"))
+        #expect(!html.contains("<script>alert"))
+        #expect(html.contains("<pre class=\"log\">expected &lt;b&gt; to be &quot;c&quot;</pre>"))
+        #expect(html.contains("<svg class=\"graph\""))
+        #expect(html.contains("marker-end=\"url(#arrow)\""), "the edge build -> test")
+    }
+
+    @Test func aRunWithoutAttemptsSaysSoInsteadOfAnEmptyTimeline() throws {
+        let html = try page(attempts: [], states: ["build": .upToDate, "test": .upToDate])
+        #expect(html.contains("No task executed in this run"))
+        #expect(!html.contains("class=\"timeline\""))
+        #expect(html.contains("No task failed."))
+    }
+
+    @Test func aRunWhoseAttemptsWereNotRecordedSaysSo() throws {
+        let html = try page(attempts: [], states: [:], jobs: nil)
+        #expect(html.contains("This run's attempts were not recorded"))
+        #expect(!html.contains("--jobs"))
+    }
+}
