@@ -21,6 +21,21 @@ public struct RunSummary: Sendable {
     public var failures: [FailedTask]
     /// Set when a signal stopped the run.
     public var stop: RunStop?
+    /// Processes still running when the run ended, escaped from their task's process group (`setsid`, a
+    /// double fork, a daemon), which were then stopped: one entry per task, in the order they were found.
+    public var leftBehind: [LeftBehind] = []
+
+    /// Processes a task left behind.
+    public struct LeftBehind: Hashable, Sendable {
+        /// The task that started them; `nil` when that could not be told.
+        public var task: TaskID?
+        public var processCount: Int
+
+        public init(task: TaskID?, processCount: Int) {
+            self.task = task
+            self.processCount = processCount
+        }
+    }
 
     public init(counts: [TaskState: Int], wallTime: Double, criticalPath: [TaskID], failures: [FailedTask], stop: RunStop?) {
         self.counts = counts

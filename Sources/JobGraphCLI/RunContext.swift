@@ -52,6 +52,7 @@ final class RunContext {
         }
         let control = self.control
         loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
+        adoptEscapedProcesses(reapingWith: loop)
     }
 
     /// Stops the event loop, closes the events file and releases the run lock.
@@ -75,6 +76,15 @@ final class RunContext {
     /// Runs `graph` once, with its progress shown and recorded, and prints the summary.
     func runOnce(_ graph: TaskGraph) async throws -> RunSummary {
         let configuration = self.configuration
+        // A cluster that cannot take the run is refused before the run is recorded.
+        let localExecutor = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory)
+        var slurm: SlurmExecutor?
+        if let mode = settings.slurmMode {
+            let executor = try slurmExecutor(mode: mode, graph: graph, configuration: configuration, local: localExecutor)
+            control.onStop = { executor.cancelRun() }
+            slurm = executor
+        }
+        let executor: any TaskExecutor = slurm ?? localExecutor
         let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
         var observers: [any RunObserver] = [makeProgressObserver(
             mode: settings.progress, console: .standardOutput, environment: environment,
@@ -91,20 +101,13 @@ final class RunContext {
             }
         }
 
-        let localExecutor = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory)
-        var slurm: SlurmExecutor?
-        if let mode = settings.slurmMode {
-            let executor = try slurmExecutor(mode: mode, graph: graph, configuration: configuration, local: localExecutor)
-            control.onStop = { executor.cancelRun() }
-            slurm = executor
-        }
-        let executor: any TaskExecutor = slurm ?? localExecutor
         let runner = Runner(graph: graph, configuration: configuration, executor: executor,
                             history: recorder, expectedDurations: { [store = state.store] in expectedDurations(of: graph, from: store) })
         control.attach(runner)
         async let summary = runner.run()
         await ObserverHub.drain(runner.events, into: observers)
-        let result = await summary
+        var result = await summary
+        result.leftBehind = stopLeftBehindProcesses(grace: configuration.terminationGrace)
         control.detach()
         control.onStop = nil
         let slurmNotes = slurm?.finish() ?? []
@@ -114,6 +117,32 @@ final class RunContext {
         messageConsole.write(lines: SummaryPrinter().render(result) + slurmNotes)
         return result
     }
+}
+
+/// Makes this process the one that inherits what a task leaves behind outside its process group, and
+/// reaps those once they exit (contract: "Exit codes and signals").
+func adoptEscapedProcesses(reapingWith loop: EventLoop) {
+    do {
+        try OrphanReaper.becomeSubreaper()
+        loop.reapOrphans()
+    } catch {
+        Console.standardError.write(line: "warning: processes that leave their task's process group may outlive the run: \(error)")
+    }
+}
+
+/// Stops every process still descending from this one, counted by the task that started it.
+func stopLeftBehindProcesses(grace: Double) -> [RunSummary.LeftBehind] {
+    let stopped = DescendantSweep(grace: .milliseconds(Int64(grace * 1000))).run()
+    var groups: [RunSummary.LeftBehind] = []
+    for process in stopped {
+        let task = process.task.map { TaskID($0) }
+        if let index = groups.firstIndex(where: { $0.task == task }) {
+            groups[index].processCount += 1
+        } else {
+            groups.append(RunSummary.LeftBehind(task: task, processCount: 1))
+        }
+    }
+    return groups
 }
 
 /// The Slurm executor, after checking the cluster can take the run; a cluster that cannot ends the

@@ -66,7 +66,8 @@ extension EventLoop {
     }
 
     /// Called when a watched child is reaped: if it leads a group being torn down, watch for the group to
-    /// empty. Its orphans are reaped by init a moment later, with no event to tell us, so look again after
+    /// empty. Its orphans are reaped by init (or, in a subreaper, by us) a moment later, with no event to
+    /// tell us, so look again after
     /// 1, 2, 4 … ms (at most 100 ms apart) until the group is gone or the current step's grace runs out.
     func leaderExited(_ group: ProcessID) {
         recheckTeardown(of: group, after: .milliseconds(1))
@@ -74,6 +75,8 @@ extension EventLoop {
 
     private func recheckTeardown(of group: ProcessID, after delay: Duration) {
         guard var progress = teardowns[group.rawValue] else { return }
+        // In a subreaper, the group's orphans are ours to reap; until then they keep the group in existence.
+        OrphanReaper.reapExited(inGroup: group)
         if !group.groupExists {
             finishTeardown(of: group)
             return

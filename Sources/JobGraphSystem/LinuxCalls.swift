@@ -26,6 +26,10 @@ enum LinuxCalls {
     typealias Pipe2 = @convention(c) (UnsafeMutablePointer<CInt>?, CInt) -> CInt
     typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?) -> CInt
     typealias AddClosefrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, CInt) -> CInt
+    /// `prctl` is variadic in C; every option used here takes unsigned longs, passed in integer registers
+    /// exactly as the named parameters of this type are.
+    typealias Prctl = @convention(c) (CInt, CUnsignedLong, CUnsignedLong, CUnsignedLong, CUnsignedLong) -> CInt
+    typealias PidFDSendSignal = @convention(c) (CInt, CInt, UnsafeMutablePointer<siginfo_t>?, CUnsignedInt) -> CInt
 
     static let epollCreate1 = symbol("epoll_create1", as: EpollCreate1.self)
     static let epollControl = symbol("epoll_ctl", as: EpollControl.self)
@@ -37,6 +41,9 @@ enum LinuxCalls {
     static let addChdir = symbol("posix_spawn_file_actions_addchdir_np", as: AddChdir.self)
     /// glibc 2.34 and later; when absent, O_CLOEXEC on every descriptor we open is the only guard.
     static let addClosefrom = symbol("posix_spawn_file_actions_addclosefrom_np", as: AddClosefrom.self)
+    static let prctl = symbol("prctl", as: Prctl.self)
+    /// glibc 2.36 and later.
+    static let pidFDSendSignal = symbol("pidfd_send_signal", as: PidFDSendSignal.self)
 
     /// The function, or a typed `ENOSYS` naming it.
     static func require<Function>(_ function: Function?, _ name: StaticString) throws(SystemError) -> Function {
@@ -51,6 +58,9 @@ enum LinuxCalls {
     static let epollHangUp: UInt32 = 0x010
     static let epollAdd: CInt = 1
     static let epollDelete: CInt = 2
+    /// From <linux/prctl.h>.
+    static let setChildSubreaper: CInt = 36
+    static let getChildSubreaper: CInt = 37
 
     /// `struct epoll_event` is packed on x86-64 (12 bytes, data at offset 4) and naturally aligned elsewhere.
     #if arch(x86_64)

@@ -8,6 +8,7 @@ import PipelineModel
 /// critical path: fetch -> build -> test
 /// test failed: exit 1  (log: .jobgraph/logs/test.log)
 ///     error: expected 2, got 3
+/// 2 processes left behind by task `daemon` were stopped
 /// interrupted by SIGINT
 /// ```
 public struct SummaryPrinter: Sendable {
@@ -49,7 +50,15 @@ public struct SummaryPrinter: Sendable {
             lines.append(line)
             lines += failure.lastLines.map { indent + $0 }
         }
+        lines += summary.leftBehind.map(Self.leftBehindLine)
         if let stop = summary.stop { lines.append(RunText.stopped(stop)) }
         return lines
+    }
+
+    /// `2 processes left behind by task `daemon` were stopped`.
+    static func leftBehindLine(_ group: RunSummary.LeftBehind) -> String {
+        let processes = group.processCount == 1 ? "1 process" : "\(group.processCount) processes"
+        let task = group.task.map { "task `\($0)`" } ?? "an unknown task"
+        return "\(processes) left behind by \(task) \(group.processCount == 1 ? "was" : "were") stopped"
     }
 }

@@ -42,7 +42,9 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         self.loop = loop
         self.spawner = spawner
         self.makeToken = makeToken
-        environment = work.environment.map { "\($0.key)=\($0.value)" }
+        // The task's mark, by which `DescendantSweep` names the task a process that escaped its group came from.
+        environment = work.environment.filter { $0.key != DescendantSweep.taskVariable }.map { "\($0.key)=\($0.value)" }
+            + ["\(DescendantSweep.taskVariable)=\(work.id)"]
     }
 
     func begin() {

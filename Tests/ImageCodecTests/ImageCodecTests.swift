@@ -125,14 +125,25 @@ import Testing
             withUnsafeBytes(of: value.bigEndian) { bytes.replaceSubrange(offset..<offset + 4, with: $0) }
         }
         withUnsafeBytes(of: TestImages.crc32(bytes[12..<29]).bigEndian) { bytes.replaceSubrange(29..<33, with: $0) }
-        let peakBefore = TestImages.peakResidentBytes()
+        // Cut the file right after the first image-data chunk's header: no pixel data at all. A decoder
+        // that went past the header (allocating 10 GB on the way) would have failed on the missing data
+        // instead, so `tooLarge` shows the refusal came from the header alone, whatever the memory use
+        // of the rest of this test process.
+        let imageData = try #require(bytes.indices.first { Array(bytes[$0..<min($0 + 4, bytes.count)]) == Array("IDAT".utf8) })
+        bytes.removeSubrange((imageData + 4)...)
 
         let error = #expect(throws: ImageCodecError.self) { try codec.decode(bytes, path: "huge.png") }
 
         #expect(error?.kind == .tooLarge(width: 50_000, height: 50_000, limit: 100_000_000))
         #expect(error?.description == "'huge.png' is 50000×50000 pixels (2500 megapixels), over the limit of 100 megapixels")
-        // Decoding would have needed 10 GB; refusing from the header needs next to nothing.
-        #expect(TestImages.peakResidentBytes() - peakBefore < 64 << 20)
+        // The same cut file with its true size is a truncated image, not a refusal.
+        let honest = try codec.encode(TestImages.gradient(width: 4, height: 4), as: .png, path: "x.png")
+        let truncated = Array(honest.prefix(imageData + 4))
+        let decoded = #expect(throws: ImageCodecError.self) { try codec.decode(truncated, path: "cut.png") }
+        guard case .truncated? = decoded?.kind else {
+            Issue.record("a PNG cut after its header should be truncated, got \(String(describing: decoded))")
+            return
+        }
     }
 
     @Test func anOversizedJPEGHeaderIsRefusedBeforeDecoding() throws {

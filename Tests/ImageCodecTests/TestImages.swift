@@ -61,11 +61,4 @@ enum TestImages {
         }
         return ~crc
     }
-
-    /// The process's peak resident memory so far, in bytes.
-    static func peakResidentBytes() -> Int {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return usage.ru_maxrss * 1024
-    }
 }

@@ -63,6 +63,16 @@ public enum ProcessTable {
         }.map(\.pid)
     }
 
+    /// The state letter (`T` when stopped, `Z` a zombie) of each process in group `group`.
+    public static func states(inGroup group: pid_t) -> [pid_t: Character] {
+        Dictionary(entries().filter { $0.group == group }.map { ($0.pid, $0.state) }, uniquingKeysWith: { $1 })
+    }
+
+    /// The state letter of process `pid`, or `nil` once it is gone.
+    public static func state(of pid: pid_t) -> Character? {
+        entries().first { $0.pid == pid }?.state
+    }
+
     /// The niceness of the calling process, which children inherit unless told otherwise.
     public static var ownNiceness: Int32 {
         errno = 0

@@ -34,6 +34,19 @@ import Reporters
         #expect(SummaryPrinter().render(summary) == ["1 succeeded, 4 up-to-date in 1m15s", "critical path: only"])
     }
 
+    @Test func processesLeftBehindAreCountedByTaskBeforeTheStop() {
+        var summary = RunSummary(counts: [.succeeded: 2], wallTime: 1, criticalPath: [], failures: [], stop: .terminate)
+        summary.leftBehind = [.init(task: "daemon", processCount: 2), .init(task: "photo[3]", processCount: 1),
+                              .init(task: nil, processCount: 1)]
+        #expect(SummaryPrinter().render(summary) == [
+            "2 succeeded in 1.00s",
+            "2 processes left behind by task `daemon` were stopped",
+            "1 process left behind by task `photo[3]` was stopped",
+            "1 process left behind by an unknown task was stopped",
+            "terminated by SIGTERM",
+        ])
+    }
+
     @Test func anEmptyTerminatedRunSaysSo() {
         let summary = RunSummary(counts: [:], wallTime: 0.004, criticalPath: [], failures: [], stop: .terminate)
         #expect(SummaryPrinter().render(summary) == ["no tasks ran in 0.00s", "terminated by SIGTERM"])

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# kill -9 soak: SIGKILLs `jobgraph run` at random moments, reruns after each kill, and checks that the
+# state database stays intact, the history calls each killed run interrupted, and no task with a missing,
+# partial or stale output is ever reported up to date. See Benchmarks/README.md and lib/soak.py.
+#
+#   Benchmarks/soak.sh [--kills 200] [--tasks 2000] [--jobs 8] [--task-sleep 0.02] [--changes 10]
+#                      [--seed 1] [--dir DIR] [--keep] [--sabotage] [--binary PATH] [--no-build]
+#
+# The binary: --binary PATH (or JOBGRAPH=PATH), else a fresh release build. Exits 1 on any violation.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/Benchmarks/lib/common.sh"
+
+skip_build=no
+passed=()
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    -h | --help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-build) skip_build=yes; shift ;;
+    --keep | --sabotage) passed+=("$1"); shift ;;
+    --binary)
+        [[ $# -ge 2 ]] || die "$1 needs a value"
+        JOBGRAPH=$2; shift 2 ;;
+    --kills | --tasks | --jobs | --task-sleep | --changes | --seed | --dir)
+        [[ $# -ge 2 ]] || die "$1 needs a value"
+        passed+=("$1" "$2"); shift 2 ;;
+    *) die "unknown option '$1' (try --help)" ;;
+    esac
+done
+
+need_python
+find_jobgraph "$skip_build"
+note "jobgraph: $jobgraph; $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+exec python3 "$root/Benchmarks/lib/soak.py" --jobgraph "$(realpath "$jobgraph")" "${passed[@]}"
