@@ -206,10 +206,12 @@ public final class Runner: Sendable {
     func emit(_ index: Int, from: TaskState, to: TaskState, exitCode: Int32? = nil, error: String? = nil,
                       duration: Double? = nil, in book: inout RunBook) {
         let task = book.tasks[index]
-        events.yield(.transition(TaskTransition(
+        var transition = TaskTransition(
             time: Date(), elapsed: elapsed(), task: task.id, from: from, to: to,
             attempt: max(1, book.attempts[index]), queue: queueNames[task.queue],
-            exitCode: exitCode, error: error, duration: duration)))
+            exitCode: exitCode, error: error, duration: duration)
+        transition.slurmJob = book.slurmJobs[index]
+        events.yield(.transition(transition))
     }
 
     func elapsed() -> Double { seconds(clock.now - startInstant) }

@@ -3,7 +3,7 @@ import YAMLNodes
 
 extension Pipeline {
     /// The top-level keys, in the order messages list them (contract: "The pipeline file").
-    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "output"])
+    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "output", "executor", "slurm"])
 
     /// Decodes a whole document, reporting every problem to `decoder`.
     ///
@@ -74,6 +74,7 @@ extension Pipeline {
 
         if let output = values["output"] { pipeline.output = decodeOutputMode(output.value, decoder: &decoder) }
 
+        decodeExecutor(values, into: &pipeline, decoder: &decoder)
         for key in ["on_success", "on_failure"] {
             guard let entry = values[key], entry.value.scalar?.value != .null else { continue }
             let hook = decoder.nonEmptyTemplate(entry.value, expected: "a shell command", for: key, item: .none)
@@ -209,7 +210,7 @@ extension EnvironmentEntry {
 }
 
 extension QueueSpec {
-    static let keys = KeySet(["max_concurrent", "qos"])
+    static let keys = KeySet(["max_concurrent", "qos", "slurm"])
 
     /// `queues:`, a mapping of names to `{max_concurrent, qos}`; an empty value takes the defaults.
     static func decodeMapping(_ node: YAMLNode, decoder: inout NodeDecoder) -> [QueueSpec] {
@@ -226,6 +227,8 @@ extension QueueSpec {
                 for known in decoder.knownEntries(fields, allowed: keys, in: "queue '\(name)'") where known.entry.value.scalar?.value != .null {
                     if known.key == "qos" {
                         queue.qos = decoder.choice(known.entry.value, for: known.key, noun: "qos")
+                    } else if known.key == "slurm" {
+                        queue.slurm = SlurmSpec.decode(known.entry.value, level: .queue(name), decoder: &decoder)
                     } else {
                         queue.maxConcurrent = decoder.integer(known.entry.value, for: known.key, in: 1...Int.max)
                     }

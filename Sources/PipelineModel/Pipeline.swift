@@ -22,6 +22,10 @@ public struct Pipeline: Sendable {
     public var onFailure: Template?
     /// `output:`, how the console shows what tasks print; `nil` when the file does not say.
     public var output: OutputMode?
+    /// `executor:`; `nil` when the file does not say (local unless `--executor` says otherwise).
+    public var executor: ExecutorKind?
+    /// The top-level `slurm:` mapping.
+    public var slurm: SlurmSpec?
 
     public init(
         file: String, version: Int = 1, name: String? = nil, variables: [Variable] = [],
@@ -72,6 +76,8 @@ public struct QueueSpec: Hashable, Sendable {
     public var maxConcurrent: Int?
     public var qos: QualityOfService?
     public var location: SourceLocation
+    /// The queue's `slurm:` mapping, between the top level's and a task's own.
+    public var slurm: SlurmSpec?
     public init(name: QueueName, maxConcurrent: Int? = nil, qos: QualityOfService? = nil, location: SourceLocation) {
         self.name = name
         self.maxConcurrent = maxConcurrent

@@ -79,6 +79,11 @@ public struct TaskSpec: Sendable {
         get { rare?.fields.service ?? nil }
         set { updateRare { $0.service = newValue } }
     }
+    /// The task's own `slurm:` mapping (see `Pipeline.slurm(for:)` for what applies).
+    public var slurm: SlurmSpec? {
+        get { rare?.fields.slurm ?? nil }
+        set { updateRare { $0.slurm = newValue } }
+    }
 
     public init(
         id: TaskID, location: SourceLocation, description: String? = nil, action: Action,
@@ -145,6 +150,7 @@ private struct RareFields: Sendable {
     var onSuccess: Template?
     var onFailure: Template?
     var service: ServiceSpec?
+    var slurm: SlurmSpec?
 }
 
 /// An immutable box, shared by copies of a task; changing a field makes a new one.
