@@ -114,7 +114,7 @@ final class RunContext {
                             history: recorder, expectedDurations: { [store = state.store] in expectedDurations(of: graph, from: store) })
         control.attach(runner)
         async let summary = runner.run()
-        await ObserverHub.drain(runner.events, into: observers)
+        await ObserverHub.drain(runner.events, into: observers, beforeDelivering: { recorder.flush() })
         var result = await summary
         result.leftBehind = stopLeftBehindProcesses(grace: configuration.terminationGrace)
         control.detach()
