@@ -26,8 +26,9 @@ let package = Package(
         .target(name: "Steps", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "Execution", "ImageCodec"]),
         .target(name: "StateStore", dependencies: ["JobGraphBasics", "CSQLite", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "Reporters", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph", "Execution"]),
+        .target(name: "SlurmExecutor", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "JobGraphCLI", dependencies: [
-            "JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "Reporters",
+            "JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "Reporters", "SlurmExecutor",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "jobgraph", dependencies: ["JobGraphCLI"]),

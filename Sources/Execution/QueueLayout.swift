@@ -36,7 +36,7 @@ extension Plan {
             if case .parallel(let commands) = spec.action { weight = max(1, commands.count) }
             return Plan.Task(id: node.id, queue: layout.queueOfTask[index], priority: spec.priority,
                              criticalPath: criticalPaths[index], when: spec.when, allowsFailure: spec.allowFailure,
-                             needs: graph.dependencies[index],
+                             needs: Array(graph.dependencies[index]),
                              hasConditions: spec.conditions.contains { !node.isDynamicFanOut || !$0.usesItem },
                              categories: categories.indices(of: spec.exclusive), weight: weight,
                              isService: spec.service != nil, isFanOut: node.isDynamicFanOut)

@@ -25,6 +25,8 @@ struct RunBook {
     /// Tasks found up to date: they end without running.
     var upToDate: Set<Int> = []
     var executions: [Int: Execution] = [:]
+    /// The Slurm job or step of each task's latest attempt, for its transitions.
+    var slurmJobs: [Int: String] = [:]
     var failures: [Int: (exitCode: Int32?, reason: String)] = [:]
     var hookFailures: [RunSummary.FailedTask] = []
     /// Tasks stopped by an interrupt: their end is `cancelled`, not `failed`.

@@ -27,7 +27,7 @@ struct RunTask: Sendable {
         item = node.item.map { .string($0.value) }
         self.queue = queue
         qos = graph.qualityOfService(ofNode: node.index)
-        dependencies = graph.dependencies[node.index]
+        dependencies = Array(graph.dependencies[node.index])
     }
 
     /// An item of the dynamic fan-out `group`; it waited for what the fan-out needed.

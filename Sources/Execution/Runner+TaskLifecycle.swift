@@ -42,10 +42,11 @@ extension Runner {
         let task = state.withLock { $0.tasks[index] }
         let events = self.events
         let id = task.id
-        let reporter = TaskReporter(
+        var reporter = TaskReporter(
             output: { line in events.yield(.output(task: id, line: line)) },
             progress: { bytes, total in events.yield(.progress(task: id, bytes: bytes, total: total)) },
             finished: { [weak self] result in self?.attemptEnded(index, attempt: attempt, result) })
+        reporter.slurmJob = { [weak self] job in self?.state.withLock { $0.slurmJobs[index] = job } }
         do {
             let work = try (work ?? Result { () throws -> TaskWork in try resolver.get().work(for: task, attempt: attempt) }).get()
             let handle = try executor.start(work, reporter: reporter)

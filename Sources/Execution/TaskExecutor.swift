@@ -29,6 +29,9 @@ public struct TaskReporter: Sendable {
     public var progress: @Sendable (Int64, Int64?) -> Void
     /// Called exactly once, after the last `output`.
     public var finished: @Sendable (TaskResult) -> Void
+    /// The attempt's id on a cluster scheduler (Slurm: `1234`, `1234.5`, `1234_7`), before `finished`;
+    /// local work never calls it.
+    public var slurmJob: @Sendable (String) -> Void = { _ in }
 
     public init(output: @escaping @Sendable (String) -> Void, progress: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in },
                 finished: @escaping @Sendable (TaskResult) -> Void) {

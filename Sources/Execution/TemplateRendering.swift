@@ -44,6 +44,7 @@ extension Template {
     /// The template with its placeholders replaced.
     /// - Throws: `TemplateError` when a value is missing or would send a path outside the pipeline's folder.
     public func rendered(in context: TemplateContext, as substitution: Substitution = .plain) throws(TemplateError) -> String {
+        if let literal = literalText { return literal }
         var text = ""
         var values: [(name: String, value: String)] = []
         for segment in segments {

@@ -43,6 +43,16 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
         waiter?.resume(returning: [])
     }
 
+    /// Everything queued now, without waiting, and whether the channel is finished (nothing more will come
+    /// once this is read). For a consumer that paces itself instead of waking for every burst.
+    public func takeAvailable() -> (elements: [Element], isFinished: Bool) {
+        state.withLock { state in
+            let elements = state.queued
+            state.queued = []
+            return (elements, state.isFinished)
+        }
+    }
+
     /// Everything queued, waiting for at least one element; empty once finished and read.
     fileprivate func takeAll() async -> [Element] {
         if let ready = state.withLock({ Self.takeQueued(&$0) }) { return ready }

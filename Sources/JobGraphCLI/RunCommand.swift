@@ -56,6 +56,12 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "After the run, watch the selected tasks' inputs and the pipeline file; on a change, run again.")
     var watch = false
 
+    @Option(help: "Where tasks run: local or slurm (default: the file's 'executor', else local).")
+    var executor: ExecutorKind?
+
+    @Option(help: "With slurm: allocation (one allocation, a job step per task) or jobs (a batch job per task).")
+    var slurmMode: SlurmMode?
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("'--jobs' must be at least 1") }
         if watch && dryRun { throw ValidationError("'--watch' runs tasks; it cannot go with '--dry-run'") }
@@ -69,12 +75,14 @@ struct RunCommand: AsyncParsableCommand {
         let (source, graph) = try checkedSelection(pipeline, tasks: tasks)
         let processorCount = ProcessInfo.processInfo.activeProcessorCount
         let jobs = self.jobs ?? processorCount
+        let slurmMode = (executor ?? graph.pipeline.executor) == .slurm
+            ? self.slurmMode ?? graph.pipeline.slurm?.mode ?? .allocation : nil
         if dryRun {
             var configuration = runConfiguration(pipelineDirectory: source.directory, jobs: jobs, processorCount: processorCount)
             configuration.keepGoing = keepGoing
             configuration.force = force
             let reasons = try forecast(of: graph, configuration: configuration).reasons
-            let printer = PlanPrinter(jobs: jobs)
+            let printer = PlanPrinter(jobs: jobs, slurmMode: slurmMode)
             if json {
                 Console.standardOutput.write(line: printer.renderJSON(graph, processorCount: processorCount, reasons: reasons))
             } else {
@@ -82,8 +90,9 @@ struct RunCommand: AsyncParsableCommand {
             }
             return
         }
-        let settings = RunSettings(jobs: self.jobs, keepGoing: keepGoing, force: force, progress: progress, output: output, trace: trace,
+        var settings = RunSettings(jobs: self.jobs, keepGoing: keepGoing, force: force, progress: progress, output: output, trace: trace,
                                    explain: explain)
+        settings.slurmMode = slurmMode
         let context = try RunContext(settings: settings, pipelineDirectory: source.directory, wait: wait, events: events)
         defer { context.close() }
         let status: Int32
@@ -98,3 +107,5 @@ struct RunCommand: AsyncParsableCommand {
 
 extension ProgressMode: ExpressibleByArgument {}
 extension OutputMode: ExpressibleByArgument {}
+extension ExecutorKind: ExpressibleByArgument {}
+extension SlurmMode: ExpressibleByArgument {}

@@ -4,6 +4,7 @@ import Foundation
 import JobGraphSystem
 import PipelineModel
 import Reporters
+import SlurmExecutor
 import StateStore
 import Steps
 import TaskGraph
@@ -19,6 +20,8 @@ struct RunSettings {
     var trace: String?
     /// `--explain`: lines say why each task runs.
     var explain = false
+    /// Set when tasks run on Slurm (`--executor slurm` or `executor: slurm`).
+    var slurmMode: SlurmMode?
 }
 
 /// What lives as long as a `run` command, across its runs: the pipeline's state and its run lock, the
@@ -81,9 +84,18 @@ final class RunContext {
     /// Runs `graph` once, with its progress shown and recorded, and prints the summary.
     func runOnce(_ graph: TaskGraph) async throws -> FinishedRun {
         let configuration = self.configuration
-        let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
         // A file that cannot be written (a full disk) is said once, when it happens, and again in the summary.
         let writeFailures = WriteFailures { failure in Console.standardError.write(line: "warning: \(failure)") }
+        // A cluster that cannot take the run is refused before the run is recorded.
+        let localExecutor = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: writeFailures)
+        var slurm: SlurmExecutor?
+        if let mode = settings.slurmMode {
+            let executor = try slurmExecutor(mode: mode, graph: graph, configuration: configuration, local: localExecutor)
+            control.onStop = { executor.cancelRun() }
+            slurm = executor
+        }
+        let executor: any TaskExecutor = slurm ?? localExecutor
+        let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
         Console.standardOutput.reportFailures(to: writeFailures)
         Console.standardError.reportFailures(to: writeFailures)
         var observers: [any RunObserver] = [makeProgressObserver(
@@ -100,19 +112,20 @@ final class RunContext {
             }
         }
 
-        let runner = Runner(graph: graph, configuration: configuration,
-                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: writeFailures),
+        let runner = Runner(graph: graph, configuration: configuration, executor: executor,
                             history: recorder, expectedDurations: { [store = state.store] in expectedDurations(of: graph, from: store) })
         control.attach(runner)
         async let summary = runner.run()
-        await ObserverHub.drain(runner.events, into: observers)
+        await ObserverHub.drain(runner.events, into: observers, beforeDelivering: { recorder.flush() })
         var result = await summary
         result.leftBehind = stopLeftBehindProcesses(grace: configuration.terminationGrace)
         control.detach()
+        control.onStop = nil
+        let slurmNotes = slurm?.finish() ?? []
         for problem in recorder.finish(result, endTime: Date()) {
             Console.standardError.write(line: "warning: \(problem)")
         }
-        messageConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all))
+        messageConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all) + slurmNotes)
         return FinishedRun(summary: result, status: ExitStatus.of(result, writeFailures: writeFailures))
     }
 }
@@ -141,4 +154,22 @@ func stopLeftBehindProcesses(grace: Double) -> [RunSummary.LeftBehind] {
         }
     }
     return groups
+}
+
+/// The Slurm executor, after checking the cluster can take the run; a cluster that cannot ends the
+/// command with exit status 2 before anything runs.
+private func slurmExecutor(mode: SlurmMode, graph: TaskGraph, configuration: RunConfiguration,
+                           local: any TaskExecutor) throws -> SlurmExecutor {
+    do throws(SlurmSetupError) {
+        let cluster = try SlurmCluster.connect(environment: configuration.environment)
+        let problems = cluster.problems(in: graph, mode: mode, jobs: configuration.jobs)
+        if !problems.isEmpty { throw SlurmSetupError(problems) }
+        let executor = SlurmExecutor(cluster: cluster, graph: graph, mode: mode, jobs: configuration.jobs, local: local,
+                                     stateDirectory: configuration.stateDirectory, environment: configuration.environment)
+        Console.standardError.write(line: try executor.prepare())
+        return executor
+    } catch {
+        Console.standardError.write(lines: error.problems.map { "error: \($0)" })
+        throw ExitCode(ExitStatus.invalid)
+    }
 }

@@ -12,7 +12,6 @@ struct ValidateCommand: AsyncParsableCommand {
     func run() async throws {
         let file = try pipeline.resolved().file
         let graph = try checkedGraph(pipeline, file: file)
-        let edges = graph.dependencies.reduce(0) { $0 + $1.count }
-        Console.standardOutput.write(line: "\(file): valid, \(graph.nodes.count) tasks, \(edges) dependencies")
+        Console.standardOutput.write(line: "\(file): valid, \(graph.nodes.count) tasks, \(graph.dependencies.totalCount) dependencies")
     }
 }

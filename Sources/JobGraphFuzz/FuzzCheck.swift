@@ -66,6 +66,7 @@ enum FuzzCheck {
             position[node] = rank
         }
         if graph.topologicalOrder.count != count { violations.append("topologicalOrder misses nodes of an acyclic graph") }
+        let locations = graph.dependencyLocations
         for node in 0..<count {
             if graph.nodes[node].index != node { violations.append("node \(node) says its index is \(graph.nodes[node].index)") }
             for dependency in graph.dependencies[node] where position[dependency] >= position[node] {
@@ -74,8 +75,8 @@ enum FuzzCheck {
             for dependent in graph.dependents[node] where !graph.dependencies[dependent].contains(node) {
                 violations.append("dependents and dependencies disagree at node \(node)")
             }
-            if graph.dependencyLocations[node].count != graph.dependencies[node].count {
-                violations.append("node \(node) has \(graph.dependencies[node].count) needs but \(graph.dependencyLocations[node].count) locations")
+            if locations[node].count != graph.dependencies[node].count {
+                violations.append("node \(node) has \(graph.dependencies[node].count) needs but \(locations[node].count) locations")
             }
         }
         let lengths = graph.criticalPathLengths()

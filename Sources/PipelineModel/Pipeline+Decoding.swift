@@ -3,15 +3,18 @@ import YAMLNodes
 
 extension Pipeline {
     /// The top-level keys, in the order messages list them (contract: "The pipeline file").
-    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "output"])
+    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "output", "executor", "slurm"])
 
     /// Decodes a whole document, reporting every problem to `decoder`.
     ///
     /// Cross-references (`needs`, `queue`) are checked here too, against every task id the file
     /// declares, so a task with a mistake of its own is still a valid target.
     /// - Returns: the pipeline as far as it could be decoded; usable only when no error was added.
+    /// - Parameter streamed: what a `TaskStream` decoded while the file was read (`vars`, `defaults`
+    ///   and the tasks); those keys are then not decoded again.
     static func decode(
-        _ root: YAMLNode, file: String, variableOverrides: [String: String], decoder: inout NodeDecoder
+        _ root: YAMLNode, file: String, variableOverrides: [String: String], streamed: TaskStream? = nil,
+        decoder: inout NodeDecoder
     ) -> Pipeline {
         var pipeline = Pipeline(file: file)
         guard let entries = root.mapping else {
@@ -45,101 +48,75 @@ extension Pipeline {
         }
 
         // Variables first: every template below is checked against them.
-        pipeline.variables = decodeVariables(values["vars"]?.value, overrides: variableOverrides, decoder: &decoder)
-        decoder.declareVariables(pipeline.variables.map(\.name))
+        if let streamed {
+            pipeline.variables = streamed.variables
+        } else {
+            pipeline.variables = decodeVariables(values["vars"]?.value, overrides: variableOverrides, decoder: &decoder)
+            decoder.declareVariables(pipeline.variables.map(\.name))
+        }
         if let env = values["env"], env.value.scalar?.value != .null {
             pipeline.environment = EnvironmentEntry.decodeMapping(env.value, item: .none, decoder: &decoder) ?? []
         }
         if let queues = values["queues"], queues.value.scalar?.value != .null {
             pipeline.queues = QueueSpec.decodeMapping(queues.value, decoder: &decoder)
         }
-        var defaults: [TaskSpec.Field] = []
-        if let entry = values["defaults"], entry.value.scalar?.value != .null,
-           let defaultEntries = decoder.mapping(entry.value, expected: "a mapping of task keys", for: "defaults") {
-            defaults = decoder.knownEntries(defaultEntries, allowed: TaskSpec.keys, in: "'defaults'")
-                .map { TaskSpec.Field(known: $0, isDefault: true) }
-        }
-
-        var declaredIDs: [String] = []
-        if let tasks = values["tasks"] {
-            (pipeline.tasks, declaredIDs) = decodeTasks(tasks.value, defaults: defaults, decoder: &decoder)
+        let defaults = streamed?.defaults ?? decodeDefaults(values["defaults"], decoder: &decoder)
+        var taskList = TaskListDecoder(defaults: [])
+        if let streamed, streamed.entryCount > 0 {
+            taskList = streamed.taskList
+            pipeline.tasks = taskList.tasks
+        } else if let tasks = values["tasks"] {
+            taskList = decodeTasks(tasks.value, defaults: defaults, decoder: &decoder)
+            pipeline.tasks = taskList.tasks
         } else if !misspelt.contains("tasks") {
             decoder.error("missing 'tasks'; a pipeline needs at least one task", at: root)
         }
 
         if let output = values["output"] { pipeline.output = decodeOutputMode(output.value, decoder: &decoder) }
 
+        decodeExecutor(values, into: &pipeline, decoder: &decoder)
         for key in ["on_success", "on_failure"] {
             guard let entry = values[key], entry.value.scalar?.value != .null else { continue }
             let hook = decoder.nonEmptyTemplate(entry.value, expected: "a shell command", for: key, item: .none)
             if key == "on_success" { pipeline.onSuccess = hook } else { pipeline.onFailure = hook }
         }
 
-        PipelineChecks.check(pipeline, declaredTaskIDs: declaredIDs, diagnostics: &decoder.diagnostics)
+        let needTargets = PipelineChecks.check(
+            pipeline, declaredTaskIDs: taskList.declaredIDs, indexByID: taskList.indexByID, diagnostics: &decoder.diagnostics)
+        // Positions among declared ids are positions in `tasks` only when every task decoded.
+        if taskList.declaredIDs.count == pipeline.tasks.count, !decoder.diagnostics.hasErrors {
+            pipeline.keep(TaskIndex(positionByID: taskList.indexByID, needTargets: needTargets))
+        }
         return pipeline
     }
 
-    private static func decodeTasks(
-        _ node: YAMLNode, defaults: [TaskSpec.Field], decoder: inout NodeDecoder
-    ) -> (tasks: [TaskSpec], declaredIDs: [String]) {
+    /// `defaults`: task keys every task takes unless it sets them itself.
+    static func decodeDefaults(_ entry: YAMLMappingEntry?, decoder: inout NodeDecoder) -> [TaskSpec.Field] {
+        guard let entry, entry.value.scalar?.value != .null,
+              let defaultEntries = decoder.mapping(entry.value, expected: "a mapping of task keys", for: "defaults")
+        else { return [] }
+        return decoder.knownEntries(defaultEntries, allowed: TaskSpec.keys, in: "'defaults'")
+            .map { TaskSpec.Field(known: $0, isDefault: true) }
+    }
+
+    private static func decodeTasks(_ node: YAMLNode, defaults: [TaskSpec.Field], decoder: inout NodeDecoder) -> TaskListDecoder {
+        var list = TaskListDecoder(defaults: defaults)
         if node.scalar?.value == .null || node.mapping?.isEmpty == true || node.sequence?.isEmpty == true {
             decoder.error("'tasks' is empty; a pipeline needs at least one task", at: node)
-            return ([], [])
+            return list
         }
         guard let entries = node.mapping else {
             let hint = node.sequence != nil ? "; write each task as 'ID:' with its keys below, not as a '- ' list item" : ""
             decoder.error("expected a mapping of task ids to tasks for 'tasks', found \(NodeDecoder.found(node))\(hint)", at: node)
-            return ([], [])
+            return list
         }
-        var tasks: [TaskSpec] = []
-        tasks.reserveCapacity(entries.count)
-        var declaredIDs: [String] = []
-        declaredIDs.reserveCapacity(entries.count)
-        let defaultKeys = defaults.reduce(UInt64(0)) { $0 | $1.bit }
-
-        for entry in entries {
-            guard let id = entry.keyText, entry.key.scalar != nil else {
-                decoder.error("expected a task id, found \(NodeDecoder.found(entry.key))", at: entry.key)
-                continue
-            }
-            declaredIDs.append(id)
-            if !TaskID.isValid(id) {
-                decoder.error("invalid task id '\(NodeDecoder.shortened(id))'; use letters, digits, '-', '_' and '.'", at: entry.key)
-            }
-            var fields: [TaskSpec.Field] = []
-            switch entry.value.content {
-            case .mapping(let taskEntries):
-                fields = decoder.knownEntries(taskEntries, allowed: TaskSpec.keys, in: "task '\(id)'") {
-                    TaskSpec.Field(known: $0, isDefault: false)
-                }
-            case .scalar(let scalar) where scalar.value == .null:
-                // An empty task still gets `defaults`; with no action there, it is reported as having none.
-                break
-            case .scalar(let scalar):
-                decoder.error(
-                    "expected a mapping of task keys for task '\(id)', found \(NodeDecoder.found(entry.value)); "
-                        + "for a shell command write '\(id): {run: \(NodeDecoder.shortened(scalar.text))}'",
-                    at: entry.value)
-                continue
-            case .sequence:
-                decoder.error("expected a mapping of task keys for task '\(id)', found a list", at: entry.value)
-                continue
-            }
-            if !defaults.isEmpty {
-                var ownKeys = fields.reduce(UInt64(0)) { $0 | $1.bit }
-                // The action keys count as one: a default `run` never joins a task's own `download`.
-                if ownKeys & TaskSpec.Field.actionBits != 0 { ownKeys |= TaskSpec.Field.actionBits }
-                if defaultKeys & ~ownKeys != 0 {
-                    for field in defaults where field.bit & ownKeys == 0 { fields.append(field) }
-                }
-            }
-            tasks.append(TaskSpec.decode(id: id, idNode: entry.key, fields: fields, decoder: &decoder))
-        }
-        return (tasks, declaredIDs)
+        list = TaskListDecoder(defaults: defaults, expectedCount: entries.count)
+        for entry in entries { list.add(entry, decoder: &decoder) }
+        return list
     }
 
     /// `vars`, then `--var` overrides: a known name takes the new value, a new name is added.
-    private static func decodeVariables(
+    static func decodeVariables(
         _ node: YAMLNode?, overrides: [String: String], decoder: inout NodeDecoder
     ) -> [Variable] {
         var variables: [Variable] = []
@@ -233,7 +210,7 @@ extension EnvironmentEntry {
 }
 
 extension QueueSpec {
-    static let keys = KeySet(["max_concurrent", "qos"])
+    static let keys = KeySet(["max_concurrent", "qos", "slurm"])
 
     /// `queues:`, a mapping of names to `{max_concurrent, qos}`; an empty value takes the defaults.
     static func decodeMapping(_ node: YAMLNode, decoder: inout NodeDecoder) -> [QueueSpec] {
@@ -250,6 +227,8 @@ extension QueueSpec {
                 for known in decoder.knownEntries(fields, allowed: keys, in: "queue '\(name)'") where known.entry.value.scalar?.value != .null {
                     if known.key == "qos" {
                         queue.qos = decoder.choice(known.entry.value, for: known.key, noun: "qos")
+                    } else if known.key == "slurm" {
+                        queue.slurm = SlurmSpec.decode(known.entry.value, level: .queue(name), decoder: &decoder)
                     } else {
                         queue.maxConcurrent = decoder.integer(known.entry.value, for: known.key, in: 1...Int.max)
                     }

@@ -12,11 +12,20 @@ public struct Pipeline: Sendable {
     public var environment: [EnvironmentEntry]
     public var queues: [QueueSpec]
     /// The tasks in file order (a `foreach` task is one entry here; the graph expands it).
-    public var tasks: [TaskSpec]
+    public var tasks: [TaskSpec] {
+        didSet { taskIndex = nil }
+    }
+    /// The loader's table of `tasks`, so the graph builder need not hash every id again; `nil` for a
+    /// pipeline not made by the loader, or once `tasks` changes (so it can never be stale).
+    package private(set) var taskIndex: TaskIndex?
     public var onSuccess: Template?
     public var onFailure: Template?
     /// `output:`, how the console shows what tasks print; `nil` when the file does not say.
     public var output: OutputMode?
+    /// `executor:`; `nil` when the file does not say (local unless `--executor` says otherwise).
+    public var executor: ExecutorKind?
+    /// The top-level `slurm:` mapping.
+    public var slurm: SlurmSpec?
 
     public init(
         file: String, version: Int = 1, name: String? = nil, variables: [Variable] = [],
@@ -67,10 +76,32 @@ public struct QueueSpec: Hashable, Sendable {
     public var maxConcurrent: Int?
     public var qos: QualityOfService?
     public var location: SourceLocation
+    /// The queue's `slurm:` mapping, between the top level's and a task's own.
+    public var slurm: SlurmSpec?
     public init(name: QueueName, maxConcurrent: Int? = nil, qos: QualityOfService? = nil, location: SourceLocation) {
         self.name = name
         self.maxConcurrent = maxConcurrent
         self.qos = qos
         self.location = location
     }
+}
+
+/// Every task id of a loaded pipeline with its position in `tasks`, and each `needs` entry resolved
+/// to the position of the task it names: one table of ids, shared by the loader and the graph.
+package final class TaskIndex: Sendable {
+    /// Task id to its position in `Pipeline.tasks`.
+    package let positionByID: [String: Int]
+    /// For each task in order, for each of its `needs` in order, the named task's position; -1 for a
+    /// name that is no task id (an item such as `make[a]`).
+    package let needTargets: [Int32]
+
+    init(positionByID: [String: Int], needTargets: [Int32]) {
+        self.positionByID = positionByID
+        self.needTargets = needTargets
+    }
+}
+
+extension Pipeline {
+    /// Keeps the loader's table; done last, since changing `tasks` drops it.
+    mutating func keep(_ index: TaskIndex) { taskIndex = index }
 }

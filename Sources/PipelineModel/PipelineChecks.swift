@@ -7,9 +7,15 @@ enum PipelineChecks {
     /// Past this many unknown names, messages stop offering a near match: finding one scans every task.
     static let suggestionBudget = 100
 
-    /// - Parameter declaredTaskIDs: every id under `tasks`, including tasks that failed to decode.
-    static func check(_ pipeline: Pipeline, declaredTaskIDs: [String], diagnostics: inout Diagnostics) {
-        let taskIDs = Set(declaredTaskIDs)
+    /// - Parameters:
+    ///   - declaredTaskIDs: every id under `tasks`, including tasks that failed to decode.
+    ///   - indexByID: the same ids as a table, so no second one is built.
+    /// - Returns: each `needs` entry's position in `declaredTaskIDs`, task by task (-1 when unknown).
+    static func check(
+        _ pipeline: Pipeline, declaredTaskIDs: [String], indexByID: [String: Int], diagnostics: inout Diagnostics
+    ) -> [Int32] {
+        var needTargets: [Int32] = []
+        needTargets.reserveCapacity(pipeline.tasks.indices.reduce(0) { $0 + pipeline.tasks[$1].needs.count })
         let queueNames = pipeline.queues.map(\.name.rawValue)
         let declaredQueues = Set(queueNames)
         var suggestionsLeft = suggestionBudget
@@ -37,13 +43,16 @@ enum PipelineChecks {
             let id = pipeline.tasks[index].id
             for need in pipeline.tasks[index].needs {
                 let name = need.value.rawValue
+                let target = indexByID[name]
+                needTargets.append(target.map { Int32($0) } ?? -1)
                 if need.value == id {
                     diagnostics.error("task '\(name)' needs itself; remove it from its 'needs'", at: need.location)
-                } else if !taskIDs.contains(name) {
+                } else if target == nil {
                     let advice = hint(for: name, in: declaredTaskIDs).map { "; did you mean '\($0)'?" } ?? "; no task has that id"
                     diagnostics.error("unknown task '\(name)' in 'needs'\(advice)", at: need.location)
                 }
             }
         }
+        return needTargets
     }
 }

@@ -34,8 +34,28 @@ public enum PipelineLoader {
     public static func load(
         _ bytes: [UInt8], file: String, variableOverrides: [String: String] = [:], diagnostics: inout Diagnostics
     ) -> Pipeline? {
+        let source = SourceText(bytes)
+        let stream = TaskStream(decoder: NodeDecoder(source: source), overrides: variableOverrides)
+        let yamlStream = stream.yamlStream()
+        guard let root = YAMLLoader.load(bytes, file: file, streaming: yamlStream, diagnostics: &diagnostics) else { return nil }
+        guard !yamlStream.didStream || stream.isSound(root: root) else {
+            // Rare (`vars` after `tasks`, say): read it again as a whole rather than decode differently.
+            return loadWhole(bytes, source: source, file: file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+        }
+        var decoder = stream.decoder
+        let pipeline = Pipeline.decode(
+            root, file: file, variableOverrides: variableOverrides, streamed: yamlStream.didStream ? stream : nil,
+            decoder: &decoder)
+        diagnostics.append(contentsOf: decoder.diagnostics)
+        return decoder.diagnostics.hasErrors ? nil : pipeline
+    }
+
+    /// Decodes a pipeline from its whole YAML tree, with no streaming.
+    static func loadWhole(
+        _ bytes: [UInt8], source: SourceText, file: String, variableOverrides: [String: String], diagnostics: inout Diagnostics
+    ) -> Pipeline? {
         guard let root = YAMLLoader.load(bytes, file: file, diagnostics: &diagnostics) else { return nil }
-        var decoder = NodeDecoder(source: SourceText(bytes))
+        var decoder = NodeDecoder(source: source)
         let pipeline = Pipeline.decode(root, file: file, variableOverrides: variableOverrides, decoder: &decoder)
         diagnostics.append(contentsOf: decoder.diagnostics)
         return decoder.diagnostics.hasErrors ? nil : pipeline
@@ -60,6 +80,10 @@ public enum PipelineLoader {
         guard descriptor >= 0 else { return .failure(failure()) }
         defer { _ = close(descriptor) }
         var bytes: [UInt8] = []
+        // Sized from the start: appending chunks to a 60 MB file would copy it a dozen times and
+        // leave up to twice its size allocated.
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_size > 0 { bytes.reserveCapacity(Int(status.st_size)) }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }

@@ -1,35 +1,89 @@
 import JobGraphBasics
 
 /// One task as the file declares it, with `defaults` applied.
+///
+/// A large file holds a million of these at once, so the row keeps inline only what nearly every task
+/// sets (id, action, needs, files); the fields most tasks leave alone live in one shared box that is
+/// allocated only for a task that sets one of them. Every field reads and writes as a plain property.
 public struct TaskSpec: Sendable {
     public var id: TaskID
     /// Where the task's id is written.
     public var location: SourceLocation
-    public var description: String?
     public var action: Action
     /// Each named task must finish first; naming a `foreach` task means all of its items.
     public var needs: [Located<TaskID>]
-    public var queue: Located<QueueName>?
-    public var priority: Priority
-    public var qos: QualityOfService?
-    public var cwd: Template?
-    public var environment: [EnvironmentEntry]
-    /// Seconds.
-    public var timeout: Double?
-    public var retries: Int
-    /// Seconds before the first retry; doubles for each further attempt.
-    public var retryDelay: Double
-    public var when: RunWhen
-    public var conditions: [Condition]
-    /// Mutual-exclusion categories.
-    public var exclusive: [String]
     public var inputs: [Template]
     public var outputs: [Template]
-    public var foreach: Foreach?
-    public var onSuccess: Template?
-    public var onFailure: Template?
+    public var priority: Priority
+    public var when: RunWhen
     public var allowFailure: Bool
-    public var service: ServiceSpec?
+    /// The rarely set fields; `nil` while all of them have their defaults.
+    private var rare: RareFieldsBox?
+
+    public var description: String? {
+        get { rare?.fields.description ?? nil }
+        set { updateRare { $0.description = newValue } }
+    }
+    public var queue: Located<QueueName>? {
+        get { rare?.fields.queue ?? nil }
+        set { updateRare { $0.queue = newValue } }
+    }
+    public var qos: QualityOfService? {
+        get { rare?.fields.qos ?? nil }
+        set { updateRare { $0.qos = newValue } }
+    }
+    public var cwd: Template? {
+        get { rare?.fields.cwd ?? nil }
+        set { updateRare { $0.cwd = newValue } }
+    }
+    public var environment: [EnvironmentEntry] {
+        get { rare?.fields.environment ?? [] }
+        set { updateRare { $0.environment = newValue } }
+    }
+    /// Seconds.
+    public var timeout: Double? {
+        get { rare?.fields.timeout ?? nil }
+        set { updateRare { $0.timeout = newValue } }
+    }
+    public var retries: Int {
+        get { rare?.fields.retries ?? 0 }
+        set { updateRare { $0.retries = newValue } }
+    }
+    /// Seconds before the first retry; doubles for each further attempt.
+    public var retryDelay: Double {
+        get { rare?.fields.retryDelay ?? 1 }
+        set { updateRare { $0.retryDelay = newValue } }
+    }
+    public var conditions: [Condition] {
+        get { rare?.fields.conditions ?? [] }
+        set { updateRare { $0.conditions = newValue } }
+    }
+    /// Mutual-exclusion categories.
+    public var exclusive: [String] {
+        get { rare?.fields.exclusive ?? [] }
+        set { updateRare { $0.exclusive = newValue } }
+    }
+    public var foreach: Foreach? {
+        get { rare?.fields.foreach ?? nil }
+        set { updateRare { $0.foreach = newValue } }
+    }
+    public var onSuccess: Template? {
+        get { rare?.fields.onSuccess ?? nil }
+        set { updateRare { $0.onSuccess = newValue } }
+    }
+    public var onFailure: Template? {
+        get { rare?.fields.onFailure ?? nil }
+        set { updateRare { $0.onFailure = newValue } }
+    }
+    public var service: ServiceSpec? {
+        get { rare?.fields.service ?? nil }
+        set { updateRare { $0.service = newValue } }
+    }
+    /// The task's own `slurm:` mapping (see `Pipeline.slurm(for:)` for what applies).
+    public var slurm: SlurmSpec? {
+        get { rare?.fields.slurm ?? nil }
+        set { updateRare { $0.slurm = newValue } }
+    }
 
     public init(
         id: TaskID, location: SourceLocation, description: String? = nil, action: Action,
@@ -42,28 +96,67 @@ public struct TaskSpec: Sendable {
     ) {
         self.id = id
         self.location = location
-        self.description = description
         self.action = action
         self.needs = needs
-        self.queue = queue
-        self.priority = priority
-        self.qos = qos
-        self.cwd = cwd
-        self.environment = environment
-        self.timeout = timeout
-        self.retries = retries
-        self.retryDelay = retryDelay
-        self.when = when
-        self.conditions = conditions
-        self.exclusive = exclusive
         self.inputs = inputs
         self.outputs = outputs
-        self.foreach = foreach
-        self.onSuccess = onSuccess
-        self.onFailure = onFailure
+        self.priority = priority
+        self.when = when
         self.allowFailure = allowFailure
-        self.service = service
+        self.rare = RareFieldsBox(RareFields(
+            description: description, queue: queue, qos: qos, cwd: cwd, environment: environment, timeout: timeout,
+            retries: retries, retryDelay: retryDelay, conditions: conditions, exclusive: exclusive, foreach: foreach,
+            onSuccess: onSuccess, onFailure: onFailure, service: service))
     }
+
+    /// A task with every other field at its default and no box for rare fields yet: how the decoder
+    /// starts each task, setting fields as it reads them.
+    init(id: TaskID, location: SourceLocation, action: Action) {
+        self.id = id
+        self.location = location
+        self.action = action
+        self.needs = []
+        self.inputs = []
+        self.outputs = []
+        self.priority = .normal
+        self.when = .success
+        self.allowFailure = false
+        self.rare = nil
+    }
+
+    /// Changes rare fields in a box of this task's own (a fresh one: boxes are immutable, so copies of
+    /// the task never see the change).
+    private mutating func updateRare(_ change: (inout RareFields) -> Void) {
+        var fields = rare?.fields ?? RareFields()
+        change(&fields)
+        rare = RareFieldsBox(fields)
+    }
+}
+
+/// The task fields most tasks leave at their defaults. A new task key that few tasks set goes here,
+/// with its default, plus an accessor and an `init` parameter on `TaskSpec`.
+private struct RareFields: Sendable {
+    var description: String?
+    var queue: Located<QueueName>?
+    var qos: QualityOfService?
+    var cwd: Template?
+    var environment: [EnvironmentEntry] = []
+    var timeout: Double?
+    var retries = 0
+    var retryDelay: Double = 1
+    var conditions: [Condition] = []
+    var exclusive: [String] = []
+    var foreach: Foreach?
+    var onSuccess: Template?
+    var onFailure: Template?
+    var service: ServiceSpec?
+    var slurm: SlurmSpec?
+}
+
+/// An immutable box, shared by copies of a task; changing a field makes a new one.
+private final class RareFieldsBox: Sendable {
+    let fields: RareFields
+    init(_ fields: RareFields) { self.fields = fields }
 }
 
 /// What a task does: exactly one of `run`, `parallel`, `download`, `filter`.
@@ -72,8 +165,9 @@ public enum Action: Sendable {
     case run([Template])
     /// Shell commands run concurrently; done when all are done.
     case parallel([Template])
-    case download(DownloadSpec)
-    case filter(FilterSpec)
+    // Boxed, so the common `run` keeps every task's row small.
+    indirect case download(DownloadSpec)
+    indirect case filter(FilterSpec)
 
     /// The contract's key for this action.
     public var keyword: String {

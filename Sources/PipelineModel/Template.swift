@@ -8,34 +8,80 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
         case variable(path: [String], location: SourceLocation)
     }
 
-    public var segments: [Segment]
+    /// Most templates (a command, a path) hold no placeholder: they keep their text alone, which
+    /// saves an array per template in a file of a million tasks.
+    private enum Storage: Sendable {
+        case literal(String)
+        case segments([Segment])
+    }
+
+    private var storage: Storage
     /// Where the string starts in the file.
     public var location: SourceLocation
 
+    /// The pieces in order; a literal template is one `.literal` piece (none when empty).
+    public var segments: [Segment] {
+        get {
+            switch storage {
+            case .literal(let text): text.isEmpty ? [] : [.literal(text)]
+            case .segments(let segments): segments
+            }
+        }
+        set { storage = .segments(newValue) }
+    }
+
     public init(segments: [Segment], location: SourceLocation) {
-        self.segments = segments
+        self.storage = .segments(segments)
         self.location = location
     }
 
     /// A template with no placeholders.
     public init(literal: String, location: SourceLocation) {
-        self.init(segments: literal.isEmpty ? [] : [.literal(literal)], location: location)
+        self.storage = .literal(literal)
+        self.location = location
     }
 
-    public var isLiteral: Bool { segments.allSatisfy { if case .literal = $0 { true } else { false } } }
+    /// The text of a template written with no placeholder (kept as is); `nil` otherwise.
+    public var literalText: String? {
+        if case .literal(let text) = storage { return text }
+        return nil
+    }
+
+    public var isLiteral: Bool {
+        switch storage {
+        case .literal: true
+        case .segments(let segments): segments.allSatisfy { if case .literal = $0 { true } else { false } }
+        }
+    }
 
     /// Names used, first component only (`item` for `item.url`).
     public var variableNames: [String] {
-        segments.compactMap { if case .variable(let path, _) = $0 { path[0] } else { nil } }
+        guard case .segments(let segments) = storage else { return [] }
+        return segments.compactMap { if case .variable(let path, _) = $0 { path[0] } else { nil } }
     }
 
     /// The text as written, placeholders included.
     public var description: String {
-        segments.map { segment in
-            switch segment {
-            case .literal(let text): text
-            case .variable(let path, _): "{{ \(path.joined(separator: ".")) }}"
-            }
-        }.joined()
+        switch storage {
+        case .literal(let text):
+            return text
+        case .segments(let segments):
+            return segments.map { segment in
+                switch segment {
+                case .literal(let text): text
+                case .variable(let path, _): "{{ \(path.joined(separator: ".")) }}"
+                }
+            }.joined()
+        }
+    }
+
+    // Equal when the pieces are, however they are stored.
+    public static func == (lhs: Template, rhs: Template) -> Bool {
+        lhs.location == rhs.location && lhs.segments == rhs.segments
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(segments)
+        hasher.combine(location)
     }
 }

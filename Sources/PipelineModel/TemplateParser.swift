@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import JobGraphBasics
 import YAMLNodes
 
@@ -11,7 +18,10 @@ enum TemplateParser {
     /// - Returns: the template, or `nil` when a placeholder is malformed or names an unknown variable.
     static func parse(_ text: String, in node: YAMLNode, item: ItemScope, decoder: inout NodeDecoder) -> Template? {
         // Most strings hold no placeholder: decide that without copying them.
-        guard text.utf8.contains(UInt8(ascii: "{")) else { return Template(literal: text, location: node.location) }
+        let hasBrace = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.baseAddress.map { memchr($0, Int32(UInt8(ascii: "{")), bytes.count) != nil } ?? false
+        } ?? text.utf8.contains(UInt8(ascii: "{"))
+        guard hasBrace else { return Template(literal: text, location: node.location) }
         if let template = text.utf8.withContiguousStorageIfAvailable({ bytes in
             parse(bytes, in: node, item: item, decoder: &decoder)
         }) {

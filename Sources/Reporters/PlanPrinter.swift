@@ -8,25 +8,57 @@ import TaskGraph
 public struct PlanPrinter: Sendable {
     /// The overall limit the run would use (`--jobs`).
     public var jobs: Int
+    /// Set when the run would go to Slurm (`--executor slurm`): the plan then shows each task's Slurm options.
+    public var slurmMode: SlurmMode?
 
-    public init(jobs: Int) {
+    public init(jobs: Int, slurmMode: SlurmMode? = nil) {
         self.jobs = jobs
+        self.slurmMode = slurmMode
     }
 
     /// The plan as a title and a table, one row per task in an order they could start.
     /// - Parameter reasons: per graph node, why it would run or not (`RunForecast`): a `reason` column.
     public func render(_ graph: TaskGraph, processorCount: Int, reasons: [RunReason]? = nil) -> [String] {
         let layout = QueueLayout(graph: graph, jobs: jobs, processorCount: processorCount)
-        var table = TextTable(header: ["step", "task", "queue", "priority", "qos", "needs", "notes"] + (reasons == nil ? [] : ["reason"]))
+        var table = TextTable(header: ["step", "task", "queue", "priority", "qos", "needs", "notes"]
+                              + (reasons == nil ? [] : ["reason"]) + (slurmMode == nil ? [] : ["slurm"]))
         for entry in entries(graph, layout: layout, reasons: reasons) {
-            table.rows.append([
-                entry.step.map(String.init) ?? "-", entry.task, entry.queue, entry.priority, entry.qos,
-                entry.needs.isEmpty ? "-" : entry.needs.joined(separator: ", "), entry.notes.joined(separator: "; "),
-            ] + (entry.reason.map { [$0] } ?? []))
+            let step: String = entry.step.map(String.init) ?? "-"
+            let needs: String = entry.needs.isEmpty ? "-" : entry.needs.joined(separator: ", ")
+            var row: [String] = [step, entry.task, entry.queue, entry.priority, entry.qos, needs, entry.notes.joined(separator: "; ")]
+            if let reason = entry.reason { row.append(reason) }
+            if let slurm = entry.slurm { row.append(slurm) }
+            table.rows.append(row)
         }
         let queueCount = Set(layout.queueOfTask).count
         let title = "plan for \(graph.pipeline.file): \(plural(graph.nodes.count, "task")) on \(plural(queueCount, "queue")), at most \(jobs) at once"
-        return [title] + table.render()
+        return [title] + slurmHeader(graph) + table.render()
+    }
+
+    /// Where the tasks go, in one line above the table.
+    private func slurmHeader(_ graph: TaskGraph) -> [String] {
+        guard let slurmMode else { return [] }
+        let spec = graph.pipeline.slurm ?? SlurmSpec()
+        switch slurmMode {
+        case .allocation:
+            let cpus = graph.nodes.map { graph.pipeline.slurm(for: $0.spec).cpus ?? 1 }.max() ?? 1
+            return ["on Slurm, allocation mode: salloc --no-shell \(spec.allocationArguments(jobs: jobs, cpusPerTask: cpus).joined(separator: " ")); each task a step (srun --exact -n1)"]
+        case .jobs:
+            return ["on Slurm, jobs mode: one sbatch per task, at most \(spec.queueSize ?? 100) queued at once"]
+        }
+    }
+
+    /// A task's Slurm options, or where it runs instead.
+    private func slurmColumn(for index: Int, in graph: TaskGraph, mode: SlurmMode) -> String {
+        let node = graph.nodes[index]
+        switch node.spec.action {
+        case .download, .filter: return "runs in jobgraph's process"
+        case .run, .parallel: break
+        }
+        if node.spec.service != nil { return "service: runs locally" }
+        let niceness = (graph.qualityOfService(ofNode: index) ?? .default).niceness
+        return graph.pipeline.slurm(for: node.spec).taskArguments(mode: mode, niceness: niceness, timeout: node.spec.timeout)
+            .joined(separator: " ")
     }
 
     /// `run --dry-run --json`: the plan as one JSON document, each task with the decision and reason.
@@ -53,6 +85,7 @@ public struct PlanPrinter: Sendable {
             return PlanEntry(step: step, task: node.displayName, queue: layout.names[layout.queueOfTask[index]],
                              priority: node.spec.priority.rawValue, qos: (graph.qualityOfService(ofNode: index) ?? .default).rawValue,
                              needs: graph.dependencies[index].map { graph.nodes[$0].id.rawValue }, notes: notes(for: node),
+                             slurm: slurmMode.map { slurmColumn(for: index, in: graph, mode: $0) },
                              decision: reason?.decision, reason: reason?.description)
         }
     }
@@ -104,6 +137,8 @@ private struct PlanEntry: Encodable {
     var qos: String
     var needs: [String]
     var notes: [String]
+    /// The task's Slurm options, when the run would go to Slurm.
+    var slurm: String?
     var decision: RunReason.Decision?
     var reason: String?
 }

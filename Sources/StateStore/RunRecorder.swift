@@ -94,7 +94,13 @@ public final class RunRecorder: TaskHistory {
         let fingerprints = (answer?.fingerprints as? CheckedTask)?.fingerprints
         let record = TaskRecord(task: task, state: state, attempts: attempts, duration: duration, exitCode: exitCode,
                                 definition: fingerprints?.definition)
-        writer.append(.ended(record, fingerprints: state == .succeeded ? fingerprints : nil), promptly: attempts > 0)
+        writer.append(.ended(record, fingerprints: state == .succeeded ? fingerprints : nil))
+    }
+
+    /// Returns once every row recorded so far is committed: call before showing events, so that nothing a
+    /// user sees has ended is lost to a kill. Safe from any thread.
+    public func flush() {
+        writer.flush()
     }
 
     /// Closes the run's record; returns the problems met along the way, for the user to see.

@@ -23,14 +23,18 @@ struct CycleFinder {
     }
 
     let nodes: [TaskNode]
-    let dependencies: [[Int]]
-    let locations: [[SourceLocation]]
+    let dependencies: AdjacencyLists
+    let edgeNeeds: [Int32]
     private var reportedEntrySets: Set<Set<SourceLocation>> = []
 
-    init(nodes: [TaskNode], dependencies: [[Int]], locations: [[SourceLocation]]) {
+    init(nodes: [TaskNode], dependencies: AdjacencyLists, edgeNeeds: [Int32]) {
         self.nodes = nodes
         self.dependencies = dependencies
-        self.locations = locations
+        self.edgeNeeds = edgeNeeds
+    }
+
+    private func location(ofNode node: Int, edge: Int) -> SourceLocation {
+        TaskGraph.dependencyLocation(nodes: nodes, dependencies: dependencies, edgeNeeds: edgeNeeds, node: node, edge: edge)
     }
 
     /// Reports every cycle among the nodes not in `sorted` (the part of a topological order Kahn's
@@ -69,7 +73,7 @@ struct CycleFinder {
 
     /// Reports the cycle that runs along `hops` and back to its first node; `false` once the limit is reached.
     private mutating func report(_ hops: ArraySlice<Frame>, diagnostics: inout Diagnostics) -> Bool {
-        let entries = hops.map { locations[$0.node][$0.nextEdge - 1] }
+        let entries = hops.map { location(ofNode: $0.node, edge: $0.nextEdge - 1) }
         guard reportedEntrySets.insert(Set(entries)).inserted else { return true }
         guard let closing = entries.last, let first = hops.first else { return true }
         guard reportedEntrySets.count <= Self.reportLimit else {

@@ -14,49 +14,43 @@ extension TaskGraph {
     /// - Returns: the graph, or `nil` when any error was found.
     public static func build(_ pipeline: Pipeline, diagnostics: inout Diagnostics) -> TaskGraph? {
         var problems = Diagnostics()
-        let expansion = Expansion(pipeline.tasks, diagnostics: &problems)
-        let (dependencies, locations) = expansion.resolveNeeds(diagnostics: &problems)
+        let expansion = Expansion(pipeline.tasks, taskIndex: pipeline.taskIndex, diagnostics: &problems)
+        let (dependencies, edgeNeeds) = expansion.resolveNeeds(diagnostics: &problems)
         guard !problems.hasErrors else {
             diagnostics.append(contentsOf: problems)
             return nil
         }
-        let dependents = dependents(of: dependencies)
+        let dependents = dependencies.reversed()
         let order = kahnOrder(dependencies: dependencies, dependents: dependents)
         if order.count < expansion.nodes.count {
-            var finder = CycleFinder(nodes: expansion.nodes, dependencies: dependencies, locations: locations)
+            var finder = CycleFinder(nodes: expansion.nodes, dependencies: dependencies, edgeNeeds: edgeNeeds)
             finder.reportCycles(excluding: order, diagnostics: &problems)
         }
         diagnostics.append(contentsOf: problems)
         guard !problems.hasErrors else { return nil }
         return TaskGraph(
-            pipeline: pipeline, nodes: expansion.nodes, dependencies: dependencies, dependencyLocations: locations,
+            pipeline: pipeline, nodes: expansion.nodes, dependencies: dependencies, edgeNeeds: edgeNeeds,
             dependents: dependents, topologicalOrder: order, names: expansion.names)
-    }
-
-    /// The reverse adjacency of `dependencies`; each list comes out ascending because nodes are visited in order.
-    static func dependents(of dependencies: [[Int]]) -> [[Int]] {
-        var dependents = [[Int]](repeating: [], count: dependencies.count)
-        for (node, needed) in dependencies.enumerated() {
-            for dependency in needed { dependents[dependency].append(node) }
-        }
-        return dependents
     }
 }
 
 /// The nodes of a pipeline in expanded file order, with the lookups that resolve `needs` names.
 private struct Expansion {
     let tasks: [TaskSpec]
+    /// The loader's table of ids and resolved needs; `nil` for a pipeline made another way.
+    let taskIndex: TaskIndex?
     private(set) var nodes: [TaskNode] = []
     private(set) var names: NodeNames
     /// For each entry of `tasks`, the nodes made from it (empty for a duplicate or an empty fan-out).
     private var nodesOfTask: [Range<Int>] = []
 
     /// Expands every task of `tasks`, in file order.
-    init(_ tasks: [TaskSpec], diagnostics: inout Diagnostics) {
+    init(_ tasks: [TaskSpec], taskIndex: TaskIndex?, diagnostics: inout Diagnostics) {
         self.tasks = tasks
+        self.taskIndex = taskIndex
         nodes.reserveCapacity(tasks.count)
         nodesOfTask.reserveCapacity(tasks.count)
-        names = NodeNames(capacity: tasks.count)
+        names = NodeNames(capacity: tasks.count, taskIndex: taskIndex)
         for taskIndex in tasks.indices { add(taskIndex, diagnostics: &diagnostics) }
     }
 
@@ -65,7 +59,8 @@ private struct Expansion {
         let id = tasks[taskIndex].id
         let start = nodes.count
         defer { nodesOfTask.append(start..<nodes.count) }
-        guard !names.contains(id) else {
+        // The loader's table already holds each id once.
+        guard self.taskIndex != nil || !names.contains(id) else {
             diagnostics.error("duplicate task '\(id)'", at: tasks[taskIndex].location)
             return
         }
@@ -77,7 +72,7 @@ private struct Expansion {
                     diagnostics.error("duplicate item '\(item.value)' in foreach of task '\(id)'", at: item.location)
                     continue
                 }
-                names.add(itemID, nodes: nodes.count..<(nodes.count + 1))
+                names.addItem(itemID, node: nodes.count)
                 nodes.append(TaskNode(
                     id: itemID, index: nodes.count, specs: tasks, specIndex: taskIndex,
                     item: ForeachItem(value: item.value, index: position, location: item.location)))
@@ -87,22 +82,31 @@ private struct Expansion {
         case nil:
             nodes.append(TaskNode(id: id, index: nodes.count, specs: tasks, specIndex: taskIndex))
         }
-        names.add(id, nodes: start..<nodes.count)
+        names.addTask(id, nodes: start..<nodes.count)
     }
 
-    /// Each node's edges, from its task's `needs` in order; an edge named twice (`needs: [make, make[a]]`)
-    /// is kept once, at its first entry.
-    func resolveNeeds(diagnostics: inout Diagnostics) -> (dependencies: [[Int]], locations: [[SourceLocation]]) {
-        var dependencies = [[Int]](repeating: [], count: nodes.count)
-        var locations = [[SourceLocation]](repeating: [], count: nodes.count)
+    /// Each node's edges, from its task's `needs` in order, with the position in `needs` of the entry
+    /// behind each edge; an edge named twice (`needs: [make, make[a]]`) is kept once, at its first entry.
+    func resolveNeeds(diagnostics: inout Diagnostics) -> (dependencies: AdjacencyLists, edgeNeeds: [Int32]) {
+        let needCount = tasks.indices.reduce(0) { $0 + tasks[$1].needs.count }
+        var dependencies = AdjacencyBuilder(nodeCapacity: nodes.count, edgeCapacity: needCount)
+        var edgeNeeds: [Int32] = []
+        edgeNeeds.reserveCapacity(needCount)
         // lastAddedBy[d] == n means node n already has an edge to d: a constant-time duplicate check,
         // valid because each node's edges are all added before the next node's.
-        var lastAddedBy = [Int](repeating: -1, count: nodes.count)
+        var lastAddedBy = [Int32](repeating: -1, count: nodes.count)
         // A task's needs, resolved once for all of its items; the buffer is reused from task to task.
-        var resolved: [(targets: Range<Int>, location: SourceLocation)] = []
+        var resolved: [(targets: Range<Int>, need: Int32)] = []
+        // Position of the current `needs` entry among all tasks' entries, as `TaskIndex.needTargets` counts.
+        var flatNeed = 0
         for taskIndex in tasks.indices {
             resolved.removeAll(keepingCapacity: true)
-            for need in tasks[taskIndex].needs {
+            for (position, need) in tasks[taskIndex].needs.enumerated() {
+                defer { flatNeed += 1 }
+                if let known = self.taskIndex?.needTargets[flatNeed], known >= 0, let targets = names.nodes(ofTaskAt: Int(known)) {
+                    resolved.append((targets, Int32(position)))
+                    continue
+                }
                 guard let targets = names.nodes(named: need.value) else {
                     // Only the item id of a dynamic fan-out gets here from a loaded file: it is unknown until run time.
                     let hint = Suggestion.hint(for: need.value.rawValue, in: TaskGraph.nameCandidates(in: nodes))
@@ -110,18 +114,19 @@ private struct Expansion {
                         "task '\(tasks[taskIndex].id)' needs unknown task '\(need.value)'\(hint)", at: need.location)
                     continue
                 }
-                resolved.append((targets, need.location))
+                resolved.append((targets, Int32(position)))
             }
             for node in nodesOfTask[taskIndex] {
-                for (targets, location) in resolved {
-                    for target in targets where lastAddedBy[target] != node {
-                        lastAddedBy[target] = node
-                        dependencies[node].append(target)
-                        locations[node].append(location)
+                for (targets, need) in resolved {
+                    for target in targets where lastAddedBy[target] != Int32(node) {
+                        lastAddedBy[target] = Int32(node)
+                        dependencies.append(target)
+                        edgeNeeds.append(need)
                     }
                 }
+                dependencies.endNode()
             }
         }
-        return (dependencies, locations)
+        return (dependencies.build(), edgeNeeds)
     }
 }

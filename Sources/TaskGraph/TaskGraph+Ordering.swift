@@ -1,7 +1,7 @@
 extension TaskGraph {
     /// Kahn's algorithm; among ready nodes the smallest index (earliest in the file) goes first.
     /// Returns fewer than all nodes when some lie on or behind a cycle.
-    static func kahnOrder(dependencies: [[Int]], dependents: [[Int]]) -> [Int] {
+    static func kahnOrder(dependencies: AdjacencyLists, dependents: AdjacencyLists) -> [Int] {
         var waitingFor = dependencies.map(\.count)
         var ready = IndexPriorityQueue(capacity: dependencies.count)
         for (node, count) in waitingFor.enumerated() where count == 0 { ready.insert(node) }
@@ -18,7 +18,7 @@ extension TaskGraph {
     }
 
     /// Each node's longest distance, in edges, from a node that needs nothing.
-    static func levels(dependencies: [[Int]], topologicalOrder: [Int]) -> [Int] {
+    static func levels(dependencies: AdjacencyLists, topologicalOrder: [Int]) -> [Int] {
         var levels = [Int](repeating: 0, count: dependencies.count)
         for node in topologicalOrder {
             for dependency in dependencies[node] { levels[node] = max(levels[node], levels[dependency] + 1) }

@@ -47,18 +47,21 @@ extension TaskGraph {
             renumbered.index = keptNodes.count
             keptNodes.append(renumbered)
         }
-        var keptDependencies: [[Int]] = []
-        var keptLocations: [[SourceLocation]] = []
-        keptDependencies.reserveCapacity(keptNodes.count)
-        keptLocations.reserveCapacity(keptNodes.count)
+        var keptDependencies = AdjacencyBuilder(nodeCapacity: keptNodes.count, edgeCapacity: 0)
+        var keptEdgeNeeds: [Int32] = []
         for node in nodes where kept[node.index] {
-            keptDependencies.append(dependencies[node.index].map { newIndex[$0] })
-            keptLocations.append(dependencyLocations[node.index])
+            let first = dependencies.firstEdge(of: node.index)
+            for (edge, dependency) in dependencies[node.index].enumerated() {
+                keptDependencies.append(newIndex[dependency])
+                keptEdgeNeeds.append(edgeNeeds[first + edge])
+            }
+            keptDependencies.endNode()
         }
-        let keptDependents = Self.dependents(of: keptDependencies)
+        let selectedDependencies = keptDependencies.build()
+        let keptDependents = selectedDependencies.reversed()
         return TaskGraph(
-            pipeline: pipeline, nodes: keptNodes, dependencies: keptDependencies, dependencyLocations: keptLocations,
+            pipeline: pipeline, nodes: keptNodes, dependencies: selectedDependencies, edgeNeeds: keptEdgeNeeds,
             dependents: keptDependents,
-            topologicalOrder: Self.kahnOrder(dependencies: keptDependencies, dependents: keptDependents))
+            topologicalOrder: Self.kahnOrder(dependencies: selectedDependencies, dependents: keptDependents))
     }
 }

@@ -13,33 +13,51 @@ public struct TaskGraph: Sendable {
     /// The nodes in expanded file order; `nodes[i].index == i`.
     public let nodes: [TaskNode]
     /// For each node, the indices of the nodes it needs, in the order its `needs` names them, without repeats.
-    public let dependencies: [[Int]]
-    /// For each edge `dependencies[i][k]`, where the `needs` entry that made it is written.
-    public let dependencyLocations: [[SourceLocation]]
+    public let dependencies: AdjacencyLists
     /// For each node, the indices of the nodes that need it, ascending.
-    public let dependents: [[Int]]
+    public let dependents: AdjacencyLists
     /// Every node once, each after all it needs; among nodes free to go next, file order decides, so the
     /// order is the same on every run.
     public let topologicalOrder: [Int]
     /// For each node, the number of edges on the longest path from a node that needs nothing (which has level 0).
     public let levels: [Int]
+    /// For each edge, in the order of `dependencies`, the position in its task's `needs` of the entry that made it.
+    let edgeNeeds: [Int32]
 
     private let names: NodeNames
 
     /// Assembles a graph whose ids are unique and whose `topologicalOrder` was computed from `dependencies`;
     /// `names` may pass the name table when the caller already has it.
     init(
-        pipeline: Pipeline, nodes: [TaskNode], dependencies: [[Int]], dependencyLocations: [[SourceLocation]],
-        dependents: [[Int]], topologicalOrder: [Int], names: NodeNames? = nil
+        pipeline: Pipeline, nodes: [TaskNode], dependencies: AdjacencyLists, edgeNeeds: [Int32],
+        dependents: AdjacencyLists, topologicalOrder: [Int], names: NodeNames? = nil
     ) {
         self.pipeline = pipeline
         self.nodes = nodes
         self.dependencies = dependencies
-        self.dependencyLocations = dependencyLocations
+        self.edgeNeeds = edgeNeeds
         self.dependents = dependents
         self.topologicalOrder = topologicalOrder
         self.levels = Self.levels(dependencies: dependencies, topologicalOrder: topologicalOrder)
         self.names = names ?? NodeNames(nodes)
+    }
+
+    /// For each edge `dependencies[i][k]`, where the `needs` entry that made it is written. Built on
+    /// each call; `dependencyLocation(ofNode:edge:)` finds one.
+    public var dependencyLocations: [[SourceLocation]] {
+        nodes.indices.map { node in dependencies[node].indices.map { dependencyLocation(ofNode: node, edge: $0) } }
+    }
+
+    /// Where the `needs` entry behind edge `dependencies[node][edge]` is written.
+    public func dependencyLocation(ofNode node: Int, edge: Int) -> SourceLocation {
+        Self.dependencyLocation(nodes: nodes, dependencies: dependencies, edgeNeeds: edgeNeeds, node: node, edge: edge)
+    }
+
+    static func dependencyLocation(
+        nodes: [TaskNode], dependencies: AdjacencyLists, edgeNeeds: [Int32], node: Int, edge: Int
+    ) -> SourceLocation {
+        let need = Int(edgeNeeds[dependencies.firstEdge(of: node) + edge])
+        return nodes[node].specField(\.needs)[need].location
     }
 
     /// The index of the node with this id (`make[a]`, `photo`), in constant time.

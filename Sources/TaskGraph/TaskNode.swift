@@ -8,7 +8,12 @@ public struct TaskNode: Sendable {
     /// The node's position in expanded file order, 0-based; also its index in `TaskGraph.nodes`.
     public var index: Int
     /// The item this node stands for, for a static fan-out; `nil` otherwise.
-    public var item: ForeachItem?
+    public var item: ForeachItem? {
+        get { itemBox?.item }
+        set { itemBox = newValue.map(ItemBox.init) }
+    }
+    /// Boxed, so the common node without an item stays small.
+    private var itemBox: ItemBox?
     /// True for a `foreach: {from:}` task, which stays one node until its list is read at run time.
     public var isDynamicFanOut: Bool
     /// The pipeline's task list and this node's entry in it. A `TaskSpec` is a few hundred bytes of
@@ -27,7 +32,7 @@ public struct TaskNode: Sendable {
         self.index = index
         self.specs = specs
         self.specIndex = specIndex
-        self.item = item
+        self.itemBox = item.map(ItemBox.init)
         self.isDynamicFanOut = isDynamicFanOut
     }
 
@@ -42,4 +47,10 @@ public struct TaskNode: Sendable {
 
     /// How exports and plans show the node: its id, or `photo[*]` for a dynamic fan-out.
     public var displayName: String { isDynamicFanOut ? "\(id.rawValue)[*]" : id.rawValue }
+}
+
+/// An immutable box for a node's `ForeachItem`.
+private final class ItemBox: Sendable {
+    let item: ForeachItem
+    init(_ item: ForeachItem) { self.item = item }
 }

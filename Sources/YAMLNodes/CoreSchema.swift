@@ -3,6 +3,24 @@
 /// Kept in one place so the choice that `yes`, `off` and `NO` stay strings is visible and testable.
 enum CoreSchema {
     static func resolve(plain text: String) -> YAMLScalarValue {
+        // Most scalars are words; only these first bytes can start anything but a string, so the
+        // rest skip the comparisons below.
+        // Most scalars are words; only these first bytes, and for a word only its length in the
+        // list below (`~`, `null`, `true`, `false`), can make anything but a string, so the rest skip
+        // the comparisons.
+        guard let first = text.utf8.first else { return .null }
+        switch first {
+        case UInt8(ascii: "~"):
+            if text.utf8.count != 1 { return .string(text) }
+        case UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "t"), UInt8(ascii: "T"):
+            if text.utf8.count != 4 { return .string(text) }
+        case UInt8(ascii: "f"), UInt8(ascii: "F"):
+            if text.utf8.count != 5 { return .string(text) }
+        case UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            break
+        default:
+            return .string(text)
+        }
         switch text {
         case "", "~", "null", "Null", "NULL": return .null
         case "true", "True", "TRUE": return .bool(true)

@@ -14,10 +14,13 @@ public enum YAMLLoader {
     ///   - file: the path as the user typed it, for locations.
     ///   - diagnostics: receives every problem found, each with its location.
     /// - Returns: the document's root node, or `nil` when the text is not usable YAML.
+    ///   - streaming: hands over the entries of one top-level mapping as they are read, instead of
+    ///     keeping them in the tree; `nil` keeps everything.
     public static func load(
-        _ bytes: [UInt8], file: String, limits: YAMLLimits = .standard, diagnostics: inout Diagnostics
+        _ bytes: [UInt8], file: String, limits: YAMLLimits = .standard, streaming: YAMLEntryStream? = nil,
+        diagnostics: inout Diagnostics
     ) -> YAMLNode? {
-        let composer = Composer(file: file, limits: limits)
+        let composer = Composer(file: file, limits: limits, stream: streaming)
         let root = bytes.withUnsafeBufferPointer { buffer in composer.compose(buffer) }
         diagnostics.append(contentsOf: composer.diagnostics)
         return composer.diagnostics.hasErrors ? nil : root
@@ -28,6 +31,32 @@ public enum YAMLLoader {
         _ text: String, file: String = "<string>", limits: YAMLLimits = .standard, diagnostics: inout Diagnostics
     ) -> YAMLNode? {
         load(Array(text.utf8), file: file, limits: limits, diagnostics: &diagnostics)
+    }
+}
+
+/// Hands over the entries of the mapping under one top-level key as each is complete, so a huge
+/// mapping (a million tasks) never exists as a tree: each entry can be decoded and dropped.
+///
+/// Only a mapping written directly as the value of `key` in a top-level mapping streams, and only one
+/// with no anchor or tag (an alias could not refer to it). Its entries are checked for nothing
+/// but YAML syntax: the receiver must find duplicate keys itself. Merge keys (`<<`) are not streamed;
+/// what they bring in stays in the tree's (otherwise empty) mapping.
+public final class YAMLEntryStream {
+    /// The top-level key whose mapping streams.
+    public let key: String
+    /// Called once, when the mapping starts, with the top-level entries written before `key`.
+    let begin: ([YAMLMappingEntry]) -> Void
+    /// Called with each entry, in file order.
+    let entry: (YAMLMappingEntry) -> Void
+    /// Whether the mapping was found and streamed (so the tree's mapping under `key` lacks its entries).
+    public fileprivate(set) var didStream = false
+    /// How many entries were handed over.
+    public fileprivate(set) var entryCount = 0
+
+    public init(key: String, begin: @escaping ([YAMLMappingEntry]) -> Void, entry: @escaping (YAMLMappingEntry) -> Void) {
+        self.key = key
+        self.begin = begin
+        self.entry = entry
     }
 }
 
@@ -48,9 +77,12 @@ private final class Composer {
     private var root: YAMLNode?
     private var documentCount = 0
 
-    init(file: String, limits: YAMLLimits) {
+    private let stream: YAMLEntryStream?
+
+    init(file: String, limits: YAMLLimits, stream: YAMLEntryStream?) {
         self.file = file
         self.limits = limits
+        self.stream = stream
     }
 
     func compose(_ buffer: UnsafeBufferPointer<UInt8>) -> YAMLNode? {
@@ -127,7 +159,7 @@ private final class Composer {
         case YAML_MAPPING_START_EVENT:
             return push(YAMLNode.Builder(isMapping: true, location: start, anchor: event.data.mapping_start.anchor, tag: event.data.mapping_start.tag))
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
-            guard let builder = stack.popLast() else { return true }
+            guard var builder = stack.popLast() else { return true }
             if let tag = builder.tag, tag != (builder.isMapping ? "tag:yaml.org,2002:map" : "tag:yaml.org,2002:seq") {
                 diagnostics.error("unsupported YAML tag '\(tag)'", at: builder.location)
             }
@@ -138,10 +170,19 @@ private final class Composer {
         return true
     }
 
-    private func push(_ builder: YAMLNode.Builder) -> Bool {
+    private func push(_ builder: consuming YAMLNode.Builder) -> Bool {
         if stack.count >= limits.depth {
             diagnostics.error("nesting is deeper than \(limits.depth) levels", at: builder.location)
             return false
+        }
+        if let stream, !stream.didStream, builder.isMapping, builder.anchor == nil, builder.tag == nil,
+           stack.count == 1, let root = stack.first, root.isMapping, root.pendingKeyText == stream.key {
+            stream.didStream = true
+            stream.begin(root.entriesSoFar)
+            builder.sink = { entry in
+                stream.entryCount += 1
+                stream.entry(entry)
+            }
         }
         stack.append(builder)
         return true
@@ -152,11 +193,11 @@ private final class Composer {
         if let anchor {
             anchors[anchor] = (node, size)
         }
-        guard let top = stack.last else {
+        guard !stack.isEmpty else {
             root = node
             return true
         }
-        top.add(node, size: size, diagnostics: &diagnostics)
+        stack[stack.count - 1].add(node, size: size, diagnostics: &diagnostics)
         return true
     }
 
@@ -235,7 +276,10 @@ private final class Composer {
 
 extension YAMLNode {
     /// Collects a list's items or a mapping's entries until its end event.
-    fileprivate final class Builder {
+    ///
+    /// A value kept on the composer's stack, not an object: one per list and mapping of the file, so
+    /// a class cost an allocation each and a runtime exclusivity check on every field access.
+    fileprivate struct Builder {
         let isMapping: Bool
         let location: SourceLocation
         let anchor: String?
@@ -246,6 +290,12 @@ extension YAMLNode {
         private var pendingKey: YAMLNode?
         private var keyLocations: [String: SourceLocation] = [:]
         private var merged: [YAMLNode] = []
+        /// Receives each entry instead of `entries` (see `YAMLEntryStream`).
+        var sink: ((YAMLMappingEntry) -> Void)?
+
+        /// The text of a key read but not yet paired with its value.
+        var pendingKeyText: String? { pendingKey?.scalar?.text }
+        var entriesSoFar: [YAMLMappingEntry] { entries }
 
         init(isMapping: Bool, location: SourceLocation, anchor: UnsafeMutablePointer<yaml_char_t>?, tag: UnsafeMutablePointer<yaml_char_t>?) {
             self.isMapping = isMapping
@@ -254,7 +304,7 @@ extension YAMLNode {
             self.tag = tag.map { String(cString: $0) }
         }
 
-        func add(_ node: YAMLNode, size: Int, diagnostics: inout Diagnostics) {
+        mutating func add(_ node: YAMLNode, size: Int, diagnostics: inout Diagnostics) {
             self.size += size
             guard isMapping else {
                 items.append(node)
@@ -265,9 +315,17 @@ extension YAMLNode {
                 return
             }
             pendingKey = nil
+            if key.scalar == nil, let sink {
+                sink(YAMLMappingEntry(key: key, value: node))
+                return
+            }
             if let scalar = key.scalar {
-                if scalar.isPlain && scalar.text == "<<" {
+                if scalar.isPlain && scalar.text.utf8.count == 2 && scalar.text == "<<" {
                     merged.append(node)
+                    return
+                }
+                if let sink {
+                    sink(YAMLMappingEntry(key: key, value: node))
                     return
                 }
                 if let first = location(ofKey: scalar.text) {
@@ -290,7 +348,7 @@ extension YAMLNode {
         }
 
         /// Notes a key about to be added; from `scanLimit` keys on, in the dictionary.
-        private func remember(_ text: String, at location: SourceLocation) {
+        private mutating func remember(_ text: String, at location: SourceLocation) {
             guard entries.count >= Self.scanLimit else { return }
             if keyLocations.isEmpty {
                 for entry in entries { if let key = entry.keyText { keyLocations[key] = entry.key.location } }
@@ -298,7 +356,7 @@ extension YAMLNode {
             keyLocations[text] = location
         }
 
-        func build() -> YAMLNode {
+        mutating func build() -> YAMLNode {
             guard isMapping else { return YAMLNode(.sequence(items), at: location) }
             // Merge keys: entries written here win over merged ones, earlier merges over later.
             for source in merged {

@@ -1,0 +1,43 @@
+extension SlurmSpec {
+    /// The options of one task's batch job (jobs mode) or job step (allocation mode), as `sbatch`/`srun`
+    /// arguments; the dry run shows the same list the executor passes.
+    /// - Parameters:
+    ///   - niceness: from the task's QoS; a job's `--nice` orders the queue. The process's niceness on the
+    ///     node comes from the submitting `sbatch` or `srun` through `PropagatePrioProcess`.
+    ///   - timeout: jobgraph's own timeout in seconds; without a `time`, `--time` becomes a backstop a
+    ///     minute beyond it.
+    public func taskArguments(mode: SlurmMode, niceness: Int32, timeout: Double?) -> [String] {
+        var arguments: [String] = []
+        if mode == .jobs {
+            if let partition { arguments.append("--partition=\(partition)") }
+            if let account { arguments.append("--account=\(account)") }
+            if let nodes { arguments.append("--nodes=\(nodes)") }
+            if let mem { arguments.append("--mem=\(mem)") }
+        }
+        arguments.append("--cpus-per-task=\(cpus ?? 1)")
+        if let limit = time ?? timeout.map({ $0 + 60 }) { arguments.append("--time=\(Self.slurmTime(seconds: limit))") }
+        // A job's --nice orders the queue; a step in the allocation is not queued.
+        if niceness > 0, mode == .jobs { arguments.append("--nice=\(niceness)") }
+        arguments += (mode == .jobs ? sbatchArgs : srunArgs) ?? []
+        return arguments
+    }
+
+    /// The options of the run's allocation (allocation mode): `jobs` tasks of the most CPUs any task asks for.
+    public func allocationArguments(jobs: Int, cpusPerTask: Int) -> [String] {
+        var arguments: [String] = ["--ntasks=\(jobs)", "--cpus-per-task=\(cpusPerTask)"]
+        if let partition { arguments.append("--partition=\(partition)") }
+        if let account { arguments.append("--account=\(account)") }
+        if let nodes { arguments.append("--nodes=\(nodes)") }
+        if let mem { arguments.append("--mem=\(mem)") }
+        if let time { arguments.append("--time=\(Self.slurmTime(seconds: time))") }
+        return arguments + (sbatchArgs ?? [])
+    }
+
+    /// Seconds as Slurm's `[D-]H:MM:SS`, rounded up to whole minutes (Slurm's unit).
+    public static func slurmTime(seconds: Double) -> String {
+        let minutes = Int((seconds / 60).rounded(.up))
+        let days = minutes / 1440, hours = minutes % 1440 / 60, rest = minutes % 60
+        let clock = "\(hours):\(rest < 10 ? "0" : "")\(rest):00"
+        return days > 0 ? "\(days)-\(clock)" : clock
+    }
+}

@@ -1,0 +1,277 @@
+import Foundation
+import JobGraphBasics
+import Execution
+import PipelineModel
+
+/// Jobs mode: submits one batch job per attempt and follows them all with one `squeue` per poll.
+///
+/// Every Slurm command of the mode runs on one serial queue, a pass at a time: cancel what was asked
+/// to stop (one `scancel`), submit what waits while fewer than `queueSize` jobs are in Slurm and the
+/// submission rate allows (items of a static `foreach` that wait together go in as one job array),
+/// poll the status of every live job in one `squeue`, forward new log lines, and end the jobs Slurm
+/// has ended. A pass that sees a change polls again soon; each quiet pass waits longer, up to
+/// `pollInterval`. jobgraph keeps the graph itself: no Slurm dependencies, no `sbatch --wait`.
+final class BatchJobQueue: Sendable {
+    private struct State {
+        var waiting: [BatchJob] = []
+        /// Submitted and not yet ended, by Slurm id.
+        var live: [String: BatchJob] = [:]
+        var cancelRequests: Set<String> = []
+        /// Ids already given to `scancel`.
+        var cancelled: Set<String> = []
+        var nextSubmission: ContinuousClock.Instant?
+        /// When the next pass is due, if one is scheduled.
+        var nextPass: ContinuousClock.Instant?
+        var interval: Double = BatchJobQueue.shortestInterval
+        var arrays = 0
+    }
+
+    static let shortestInterval = 0.1
+    let queueSize: Int
+    private let cluster: SlurmCluster
+    private let directory: String
+    private let submitRate: Double?
+    private let pollInterval: Double
+    private let queue = DispatchQueue(label: "jobgraph.slurm.jobs")
+    private let state = Locked(State())
+    private let clock = ContinuousClock()
+
+    init(cluster: SlurmCluster, directory: String, queueSize: Int, submitRate: Double?, pollInterval: Double) {
+        self.cluster = cluster
+        self.directory = directory
+        self.queueSize = queueSize
+        self.submitRate = submitRate
+        self.pollInterval = max(pollInterval, Self.shortestInterval)
+    }
+
+    func submit(work: TaskWork, commands: [String], concurrently: Bool, spec: SlurmSpec, statusFile: String, arrayKey: String?,
+                reporter: TaskReporter) -> any TaskExecution {
+        let job: BatchJob
+        do {
+            job = try BatchJob(work: work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile,
+                               arrayKey: arrayKey, reporter: reporter, queue: self)
+        } catch {
+            let failed = FailedStart()
+            queue.async { reporter.finished(.failed(exitCode: nil, reason: "cannot prepare the Slurm job: \(error)")) }
+            return failed
+        }
+        if let timeout = work.timeout {
+            let timer = DispatchWorkItem { [weak job, weak self] in
+                guard let job, let self else { return }
+                job.state.withLock { $0.timedOut = true }
+                self.cancel(job)
+            }
+            job.state.withLock { $0.timer = timer }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
+        }
+        state.withLock { $0.waiting.append(job) }
+        // A short pause lets the items of a fan-out that start together gather into one array.
+        schedulePass(after: 0.02)
+        return job
+    }
+
+    /// Stops a job: dropped if not submitted yet, else cancelled by the next pass's one `scancel`.
+    func cancel(_ job: BatchJob) {
+        let unsent = state.withLock { state -> Bool in
+            if let index = state.waiting.firstIndex(where: { $0 === job }) {
+                state.waiting.remove(at: index)
+                return true
+            }
+            let id = job.state.withLock { job -> String? in
+                if job.slurmID == nil { job.stopRequested = true }
+                return job.slurmID
+            }
+            if let id, !state.cancelled.contains(id) { state.cancelRequests.insert(id) }
+            return false
+        }
+        if unsent {
+            queue.async { job.rejected("stopped before it was submitted to Slurm") }
+        } else {
+            schedulePass(after: 0)
+        }
+    }
+
+    /// Ctrl-C, SIGTERM or the end of the run: every live job of the run in one `scancel`, and nothing
+    /// waiting is submitted. Blocks until `scancel` returns.
+    /// - Returns: a line for the summary, or `nil` when no job was live.
+    func cancelEverything() -> String? {
+        let (ids, unsent) = state.withLock { state -> ([String], [BatchJob]) in
+            let ids = state.live.keys.filter { !state.cancelled.contains($0) }.sorted()
+            state.cancelled.formUnion(ids)
+            state.cancelRequests = []
+            defer { state.waiting = [] }
+            return (ids, state.waiting)
+        }
+        for job in unsent { queue.async { job.rejected("stopped before it was submitted to Slurm") } }
+        guard !ids.isEmpty else { return nil }
+        let output = try? cluster.scancel.run(ids)  // a failure is reported below
+        schedulePass(after: 0)
+        return output?.succeeded == true
+            ? "slurm: cancelled \(ids.count) job\(ids.count == 1 ? "" : "s") (\(ids.joined(separator: " "))) with one scancel"
+            : "slurm: scancel failed: \(output?.message ?? "not run")"
+    }
+
+    private func schedulePass(after delay: Double) {
+        let due = clock.now + .milliseconds(Int64(delay * 1000))
+        let schedule = state.withLock { state -> Bool in
+            if delay == 0 { state.interval = Self.shortestInterval }
+            // A pass due sooner than the one scheduled goes ahead of it; an extra pass does no harm.
+            if let next = state.nextPass, next <= due { return false }
+            state.nextPass = due
+            return true
+        }
+        if schedule { queue.asyncAfter(deadline: .now() + delay) { [self] in pass() } }
+    }
+
+    /// One pass: cancel, submit, poll, forward output, end what ended; then schedule the next.
+    private func pass() {
+        state.withLock { state in
+            if let next = state.nextPass, next <= clock.now + .milliseconds(5) { state.nextPass = nil }
+        }
+        let cancels = state.withLock { state -> [String] in
+            let ids = state.cancelRequests.sorted()
+            state.cancelled.formUnion(ids)
+            state.cancelRequests = []
+            return ids
+        }
+        if !cancels.isEmpty { _ = try? cluster.scancel.run(cancels) }  // a job already ended needs no cancel
+        var changed = !cancels.isEmpty
+        changed = submitWaiting() || changed
+        changed = poll() || changed
+
+        let (busy, waitForRate) = state.withLock { state -> (Bool, Double?) in
+            let waitForRate = state.nextSubmission.map { clock.now < $0 ? seconds($0 - clock.now) : 0 }
+            return (!state.live.isEmpty || !state.waiting.isEmpty, state.waiting.isEmpty ? nil : waitForRate)
+        }
+        guard busy else { return }
+        let delay = state.withLock { state -> Double in
+            state.interval = changed ? Self.shortestInterval : min(state.interval * 1.5, pollInterval)
+            return state.interval
+        }
+        schedulePass(after: min(delay, waitForRate.map { max($0, 0.01) } ?? delay))
+    }
+
+    /// Submits waiting jobs while the queue size and rate allow. - Returns: whether any went in.
+    private func submitWaiting() -> Bool {
+        var submittedAny = false
+        while true {
+            let group = state.withLock { state -> [BatchJob] in
+                guard !state.waiting.isEmpty, state.live.count < queueSize else { return [] }
+                if let next = state.nextSubmission, clock.now < next { return [] }
+                let room = queueSize - state.live.count
+                var count = 1
+                if let key = state.waiting[0].arrayKey {
+                    while count < min(room, state.waiting.count), state.waiting[count].arrayKey == key { count += 1 }
+                }
+                let group = Array(state.waiting.prefix(count))
+                state.waiting.removeFirst(count)
+                if let submitRate { state.nextSubmission = clock.now + .milliseconds(Int64(1000 / submitRate)) }
+                return group
+            }
+            guard !group.isEmpty else { return submittedAny }
+            submittedAny = true
+            submit(group)
+        }
+    }
+
+    private func submit(_ group: [BatchJob]) {
+        let first = group[0]
+        var arguments = ["--parsable", "--export=ALL", "--open-mode=append", "--chdir=\(first.work.workingDirectory)"]
+            + first.spec.taskArguments(mode: .jobs, niceness: first.work.niceness, timeout: first.work.timeout)
+        let script: String
+        if group.count == 1 {
+            arguments += ["--job-name=\(first.work.id.rawValue)", "--output=\(first.slurmOutput)"]
+            script = first.scriptFile
+        } else {
+            let number = state.withLock { state -> Int in
+                state.arrays += 1
+                return state.arrays
+            }
+            let name = String(first.work.id.rawValue.prefix { $0 != "[" })
+            script = "\(directory)/\(SlurmExecutor.fileName(TaskID(name))).array\(number).sh"
+            var text = "#!/bin/sh\n# jobgraph: \(group.count) items of \(name) as one job array\ncase \"$SLURM_ARRAY_TASK_ID\" in\n"
+            for (index, job) in group.enumerated() {
+                text += "\(index)) exec /bin/sh \(TaskScript.quoted(job.scriptFile)) ;;\n"
+            }
+            text += "esac\nexit 1\n"
+            do {
+                try text.write(toFile: script, atomically: false, encoding: .utf8)
+            } catch {
+                for job in group { job.rejected("cannot write '\(script)': \(error)") }
+                return
+            }
+            arguments += ["--array=0-\(group.count - 1)", "--job-name=\(name)", "--output=\(directory)/\(SlurmExecutor.fileName(TaskID(name))).array\(number)_%a.slurm.out"]
+        }
+        let output: SlurmCommand.Output
+        do {
+            output = try cluster.sbatch.run(arguments + [script], environment: first.work.environment, niceness: first.work.niceness)
+        } catch {
+            for job in group { job.rejected("cannot run sbatch: \(error)") }
+            return
+        }
+        let id = output.standardOutput.split(separator: "\n").first.map { String($0.prefix { $0 != ";" }) } ?? ""
+        guard output.succeeded, !id.isEmpty, id.allSatisfy(\.isNumber) else {
+            // Rejected at submission: the task fails with Slurm's own words.
+            let message = "Slurm rejected the job: \(output.message)"
+            for job in group { job.rejected(message) }
+            return
+        }
+        state.withLock { state in
+            for (index, job) in group.enumerated() {
+                let jobID = group.count == 1 ? id : "\(id)_\(index)"
+                job.state.withLock { $0.slurmID = jobID }
+                state.live[jobID] = job
+                // A job whose stop was asked while it was being submitted is cancelled now.
+                if job.state.withLock({ $0.stopRequested }) { state.cancelRequests.insert(jobID) }
+            }
+        }
+    }
+
+    /// One `squeue` for every live job; ends those Slurm has ended. - Returns: whether any ended.
+    private func poll() -> Bool {
+        let live = state.withLock { $0.live }
+        guard !live.isEmpty else { return false }
+        let bases = Set(live.keys.map { String($0.prefix { $0 != "_" }) }).sorted()
+        var output = try? cluster.squeue.run(["--noheader", "--array", "--states=all", "--format=%i|%T|%r", "--jobs=\(bases.joined(separator: ","))"])
+        if output?.succeeded != true {
+            // A job Slurm has already forgotten makes `--jobs` fail: ask for all of this user's jobs instead.
+            output = try? cluster.squeue.run(["--noheader", "--array", "--states=all", "--format=%i|%T|%r", "--user=\(getuid())"])
+        }
+        guard let output, output.succeeded else { return false }  // the controller is busy: try again next pass
+        var seen: [String: (state: String, reason: String)] = [:]
+        for line in output.standardOutput.split(separator: "\n") {
+            let fields = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.count == 3 else { continue }
+            seen[fields[0]] = (fields[1], fields[2])
+        }
+        var ended: [(BatchJob, String?, String?)] = []
+        for (id, job) in live {
+            if let status = seen[id], Self.liveStates.contains(status.state) {
+                job.forwardOutput(final: false)
+                continue
+            }
+            ended.append((job, seen[id]?.state, seen[id]?.reason))
+            _ = state.withLock { $0.live.removeValue(forKey: id) }
+        }
+        for (job, slurmState, reason) in ended { job.finish(slurmState: slurmState, reason: reason) }
+        return !ended.isEmpty
+    }
+
+    /// States in which a job has not ended (its script may still write).
+    static let liveStates: Set<String> = [
+        "PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESIZING",
+        "SIGNALING", "STAGE_OUT", "STOPPED", "RESV_DEL_HOLD",
+    ]
+
+    private func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// The handle of an attempt that failed before it reached Slurm.
+private struct FailedStart: TaskExecution {
+    func terminate(grace: Double) {}
+    func kill() {}
+    func pause() {}
+    func resume() {}
+}

@@ -1,0 +1,206 @@
+import Foundation
+import JobGraphBasics
+import Execution
+import PipelineModel
+import TaskGraph
+
+/// Runs tasks' commands on a Slurm cluster, while jobgraph keeps the graph, the rules and the events.
+///
+/// `allocation` mode obtains one allocation for the run (`salloc --no-shell`, sized from `--jobs`) and
+/// runs each attempt as a job step, `srun --jobid=… --exact -n1`, through the local executor: the local
+/// `srun` process carries the step's output back live, and jobgraph's own timeouts and signals stop it.
+/// The Plan starts a task only when one of its `--jobs` slots is free, and the allocation has a slot's
+/// CPUs for each, so a step never queues inside the allocation waiting for the controller's next pass.
+/// `jobs` mode submits one batch job per attempt (`BatchJobQueue`).
+///
+/// What is not a cluster command stays here: built-in downloads and filters, conditions and hooks
+/// (checked where jobgraph runs) and services (their address must be known to the tasks that need them).
+public final class SlurmExecutor: TaskExecutor {
+    private let cluster: SlurmCluster
+    private let graph: TaskGraph
+    private let mode: SlurmMode
+    private let jobs: Int
+    private let local: any TaskExecutor
+    /// `.jobgraph/slurm`: status files and batch scripts.
+    private let workDirectory: String
+    private let specs: [String: SlurmSpec]
+    private let allocation = Locked<String?>(nil)
+    private let cancelled = Locked(false)
+    private let notes = Locked<[String]>([])
+    private let batch: BatchJobQueue?
+
+    /// - Parameters:
+    ///   - local: runs what stays on this machine, and in allocation mode the local `srun` of each step.
+    ///   - stateDirectory: the run's `.jobgraph` folder (on a file system the nodes share).
+    public init(cluster: SlurmCluster, graph: TaskGraph, mode: SlurmMode, jobs: Int, local: any TaskExecutor,
+                stateDirectory: String, environment: [String: String]) {
+        self.cluster = cluster
+        self.graph = graph
+        self.mode = mode
+        self.jobs = jobs
+        self.local = local
+        workDirectory = stateDirectory + "/slurm"
+        var specs: [String: SlurmSpec] = [:]
+        for task in graph.pipeline.tasks { specs[task.id.rawValue] = graph.pipeline.slurm(for: task) }
+        self.specs = specs
+        let top = graph.pipeline.slurm ?? SlurmSpec()
+        batch = mode == .jobs
+            ? BatchJobQueue(cluster: cluster, directory: stateDirectory + "/slurm", queueSize: top.queueSize ?? 100,
+                            submitRate: top.submitRate, pollInterval: top.pollInterval ?? 5)
+            : nil
+    }
+
+    /// Whether a task's work goes to the cluster: shell commands that are not a service.
+    public static func runsOnCluster(_ spec: TaskSpec) -> Bool {
+        guard spec.service == nil else { return false }
+        switch spec.action {
+        case .run, .parallel: return true
+        case .download, .filter: return false
+        }
+    }
+
+    /// Makes the work folder and, in allocation mode, obtains the allocation (waiting until it is granted).
+    /// - Returns: a line for the user.
+    public func prepare() throws(SlurmSetupError) -> String {
+        do {
+            try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw SlurmSetupError(["cannot create '\(workDirectory)': \(error)"])
+        }
+        guard mode == .allocation else {
+            return "slurm: one batch job per task, at most \(batch?.queueSize ?? 100) queued at once"
+        }
+        let top = graph.pipeline.slurm ?? SlurmSpec()
+        let cpus = graph.nodes.filter { Self.runsOnCluster($0.spec) }.map { graph.pipeline.slurm(for: $0.spec).cpus ?? 1 }.max() ?? 1
+        let arguments = ["--no-shell", "--job-name=jobgraph"] + top.allocationArguments(jobs: jobs, cpusPerTask: cpus)
+        let output: SlurmCommand.Output
+        do {
+            output = try cluster.salloc.run(arguments)
+        } catch {
+            throw SlurmSetupError(["cannot run salloc: \(error)"])
+        }
+        guard output.succeeded, let job = Self.grantedJob(in: output.standardError + output.standardOutput) else {
+            throw SlurmSetupError(["Slurm refused the run's allocation (salloc \(arguments.joined(separator: " "))): \(output.message)"])
+        }
+        allocation.withLock { $0 = job }
+        return "slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); each task runs as a job step in it"
+    }
+
+    /// `salloc: Granted job allocation 1234` → `1234`.
+    static func grantedJob(in text: String) -> String? {
+        guard let range = text.range(of: "Granted job allocation ") else { return nil }
+        let id = text[range.upperBound...].prefix { $0.isNumber }
+        return id.isEmpty ? nil : String(id)
+    }
+
+    public func start(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution {
+        let baseID = String(work.id.rawValue.prefix { $0 != "[" })
+        guard case .shell(let commands, let concurrently) = work.work, !work.appendsToLog,
+              let task = graph.pipeline.tasks.first(where: { $0.id.rawValue == baseID }), Self.runsOnCluster(task)
+        else { return try local.start(work, reporter: reporter) }
+        let spec = specs[baseID] ?? SlurmSpec()
+        let statusFile = "\(workDirectory)/\(Self.fileName(work.id)).\(work.attempt).status"
+        if let batch {
+            return batch.submit(work: work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile,
+                                arrayKey: Self.arrayKey(task, work: work), reporter: reporter)
+        }
+        return try startStep(work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile, reporter: reporter)
+    }
+
+    /// A job step in the allocation, run by a local `srun`.
+    private func startStep(_ work: TaskWork, commands: [String], concurrently: Bool, spec: SlurmSpec, statusFile: String,
+                           reporter: TaskReporter) throws -> any TaskExecution {
+        guard let job = allocation.withLock({ $0 }), !cancelled.withLock({ $0 }) else {
+            throw SlurmSetupError(["the run's Slurm allocation is gone (cancelled)"])
+        }
+        var options = spec.taskArguments(mode: .allocation, niceness: work.niceness, timeout: work.timeout)
+        if concurrently, let limit = work.processLimit {
+            options = options.filter { !$0.hasPrefix("--cpus-per-task=") } + ["--cpus-per-task=\(max(limit, spec.cpus ?? 1))"]
+        }
+        let arguments = [cluster.srun, "--jobid=\(job)", "--exact", "--ntasks=1", "--nodes=1", "--quiet", "--job-name=\(work.id.rawValue)"]
+            + options + ["/bin/sh", "-c", TaskScript.program(concurrently: concurrently), "jobgraph-task", statusFile] + commands
+        var step = work
+        step.work = .shell(commands: ["exec " + arguments.map(TaskScript.quoted).joined(separator: " ")], concurrently: false)
+        // The local srun keeps the task's niceness: PropagatePrioProcess gives it to the step's processes.
+        step.processLimit = nil
+        let slurmError = Locked<String?>(nil)
+        var stepReporter = TaskReporter(
+            output: { line in
+                if line.hasPrefix("srun: error:") || line.hasPrefix("srun: fatal:") { slurmError.withLock { $0 = line } }
+                reporter.output(line)
+            },
+            progress: reporter.progress,
+            finished: { result in
+                let text = (try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? ""  // no file: the step never began
+                unlink(statusFile)
+                let recorded = TaskScript.read(text, commands: commands)
+                if let id = recorded.slurmID { reporter.slurmJob(id) }
+                reporter.finished(Self.outcome(local: result, recorded: recorded.result, slurmError: slurmError.withLock { $0 }))
+            })
+        stepReporter.slurmJob = reporter.slurmJob
+        return try local.start(step, reporter: stepReporter)
+    }
+
+    /// How an attempt ended: jobgraph's own timeout first, then what the commands recorded, then what
+    /// Slurm said when the step could not run.
+    static func outcome(local: TaskResult, recorded: TaskResult?, slurmError: String?) -> TaskResult {
+        // srun's status after the teardown is not the command's: a timed-out local task has none either.
+        if case .failed(_, let reason) = local, reason.hasPrefix("timed out") { return .failed(exitCode: nil, reason: reason) }
+        if let recorded { return recorded }
+        guard case .failed(let code, _) = local else {
+            return .failed(exitCode: nil, reason: "the Slurm step ended without recording how its commands ended")
+        }
+        if let slurmError { return .failed(exitCode: nil, reason: slurmError) }
+        return .failed(exitCode: code, reason: "the Slurm step was stopped")
+    }
+
+    /// Stops everything of the run on the cluster in one `scancel` (Ctrl-C, SIGTERM). Safe from any thread.
+    public func cancelRun() {
+        cancelEverything(verb: "cancelled")
+    }
+
+    /// Releases the allocation, or cancels what is left of the batch jobs, after the run.
+    /// - Returns: lines for the summary: what was cancelled or released, and how.
+    public func finish() -> [String] {
+        cancelEverything(verb: "released")
+        return notes.withLock { $0 }
+    }
+
+    private func cancelEverything(verb: String) {
+        let first = cancelled.withLock { value -> Bool in
+            defer { value = true }
+            return !value
+        }
+        guard first else { return }
+        var note: String?
+        if let batch {
+            note = batch.cancelEverything()
+        } else if let job = allocation.withLock({ $0 }) {
+            let output = try? cluster.scancel.run([job])  // a failure is reported below
+            note = output?.succeeded == true
+                ? "slurm: \(verb) allocation \(job)\(verb == "cancelled" ? " with all its steps" : "") (one scancel)"
+                : "slurm: scancel \(job) failed: \(output?.message ?? "not run")"
+        }
+        if let note { notes.withLock { $0.append(note) } }
+    }
+
+    /// The task's name as a file name: `photo[3]` → `photo_3_`.
+    static func fileName(_ id: TaskID) -> String {
+        String(id.rawValue.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" ? $0 : "_" })
+    }
+
+    /// Items of a static `foreach` that may share one job array: same task, folder and environment.
+    static func arrayKey(_ task: TaskSpec, work: TaskWork) -> String? {
+        guard case .items? = task.foreach, work.attempt == 1 else { return nil }
+        var hasher = Hasher()
+        hasher.combine(work.workingDirectory)
+        hasher.combine(work.environment)
+        hasher.combine(work.niceness)
+        hasher.combine(work.timeout)
+        return "\(task.id.rawValue)#\(hasher.finalize())"
+    }
+}
+
+extension SlurmSetupError: CustomStringConvertible {
+    public var description: String { problems.joined(separator: "; ") }
+}

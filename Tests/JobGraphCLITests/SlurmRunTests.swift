@@ -1,0 +1,196 @@
+import Foundation
+import JobGraphTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The same pipelines run by the local executor and on a real one-node Slurm cluster, in both modes:
+/// the tasks go through the same transitions (attempts, exit codes, errors) and the summary counts
+/// agree; only the `slurm_job` field tells the runs apart.
+@Suite(.serialized, .localSlurmCluster, .timeLimit(.minutes(5)),
+       .enabled(if: LocalSlurmCluster.canRun, "the local Slurm cluster needs root: scripts/slurm-local.sh installs Slurm with apt and runs its daemons as root"))
+struct SlurmRunTests {
+    enum Mode: String, CaseIterable, Sendable { case allocation, jobs }
+
+    /// What a run showed: each task's transitions in order, the summary's counts, and the Slurm ids.
+    struct Run {
+        var outcome: JobGraphBinary.Outcome
+        var transitions: [String: [String]]
+        var slurmJobs: [String]
+        var counts: String?
+    }
+
+    private static func run(_ pipeline: String, _ arguments: [String], mode: Mode?) async throws -> Run {
+        let directory = try ScratchDirectory("jobgraph-slurm")
+        defer { directory.remove() }
+        try directory.write(pipeline, to: "p.yaml")
+        let executor = mode.map { ["--executor", "slurm", "--slurm-mode", $0.rawValue] } ?? ["--executor", "local"]
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--events", "events.jsonl"] + executor + arguments, in: directory,
+                                                   environment: LocalSlurmCluster.environment)
+        var transitions: [String: [String]] = [:]
+        var slurmJobs: [String] = []
+        for line in (directory.read("events.jsonl") ?? "").split(separator: "\n") {
+            guard let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let task = event["task"] as? String else { continue }
+            let exit = (event["exit_code"] as? Int).map { " exit \($0)" } ?? ""
+            let error = (event["error"] as? String).map { " (\($0))" } ?? ""
+            transitions[task, default: []].append("\(event["from"] ?? "?")->\(event["to"] ?? "?") #\(event["attempt"] ?? "?")\(exit)\(error)")
+            if let job = event["slurm_job"] as? String { slurmJobs.append(job) }
+        }
+        let counts = outcome.outputLines.first { $0.contains(" in ") && ($0.contains("succeeded") || $0.contains("failed")) }
+            .map { String($0[..<$0.range(of: " in ")!.lowerBound]) }
+        return Run(outcome: outcome, transitions: transitions, slurmJobs: slurmJobs, counts: counts)
+    }
+
+    /// Runs `pipeline` locally and on Slurm; both must tell the same story.
+    private static func expectSameRun(_ pipeline: String, _ arguments: [String] = [], mode: Mode) async throws -> (local: Run, slurm: Run) {
+        let local = try await run(pipeline, arguments, mode: nil)
+        let slurm = try await run(pipeline, arguments, mode: mode)
+        #expect(slurm.outcome.status == local.outcome.status, "\(slurm.outcome.standardOutput)\n\(slurm.outcome.standardError)")
+        #expect(slurm.transitions == local.transitions)
+        #expect(slurm.counts == local.counts)
+        #expect(local.slurmJobs.isEmpty)
+        return (local, slurm)
+    }
+
+    @Test(arguments: Mode.allCases)
+    func dependenciesFanOutsRetriesAndAnAllowedFailure(mode: Mode) async throws {
+        let pipeline = """
+            version: 1
+            tasks:
+              list: {run: "printf 'a\\\\nb\\\\n' > items.txt"}
+              fan: {needs: [list], foreach: [x, y, z], run: "test -f items.txt && echo {{ item }}"}
+              dyn: {needs: [list], foreach: {from: items.txt}, run: "echo dyn {{ item }}"}
+              flaky: {run: "if [ -f flaky.once ]; then exit 0; fi; touch flaky.once; exit 4", retries: 2, retry_delay: 0}
+              optional: {needs: [fan], run: "exit 5", allow_failure: true}
+              end: {needs: [dyn, flaky, optional], run: "echo end"}
+            """
+        let (local, slurm) = try await Self.expectSameRun(pipeline, ["--jobs", "4"], mode: mode)
+        #expect(local.outcome.status == 0)
+        #expect(slurm.transitions["flaky"]?.count == 5, "\(slurm.transitions)")
+        #expect(slurm.transitions["dyn[1]"] != nil)
+        #expect(slurm.outcome.outputLines.contains("end | end"))
+        #expect(slurm.outcome.outputLines.contains("fan[y] | y"))
+        // Each attempt on the cluster names its job or step; a static fan-out is one job array in jobs mode.
+        let pattern = mode == .allocation ? #/^[0-9]+\.[0-9]+$/# : #/^[0-9]+(?:_[0-9]+)?$/#
+        #expect(!slurm.slurmJobs.isEmpty && slurm.slurmJobs.allSatisfy { $0.wholeMatch(of: pattern) != nil }, "\(slurm.slurmJobs)")
+        if mode == .jobs {
+            #expect(slurm.slurmJobs.contains { $0.hasSuffix("_2") }, "fan's 3 items were not one array: \(slurm.slurmJobs)")
+        }
+    }
+
+    @Test(arguments: Mode.allCases)
+    func queueLimitsAndJobsHoldOnTheCluster(mode: Mode) async throws {
+        // Each task fails if more of its kind run at once than its queue or `--jobs` allow.
+        let pipeline = """
+            version: 1
+            queues: {one: {max_concurrent: 1}}
+            defaults: {run: "mkdir one.lock && sleep 0.3 && rmdir one.lock", queue: one}
+            tasks:
+              q1: {}
+              q2: {}
+              q3: {}
+              w1: {queue: ~, run: "touch run.w1; test $(ls run.* | wc -l) -le 2; s=$?; sleep 0.3; rm run.w1; exit $s"}
+              w2: {queue: ~, run: "touch run.w2; test $(ls run.* | wc -l) -le 2; s=$?; sleep 0.3; rm run.w2; exit $s"}
+              w3: {queue: ~, run: "touch run.w3; test $(ls run.* | wc -l) -le 2; s=$?; sleep 0.3; rm run.w3; exit $s"}
+            """
+        let (_, slurm) = try await Self.expectSameRun(pipeline, ["--jobs", "2"], mode: mode)
+        #expect(slurm.outcome.status == 0, "\(slurm.outcome.standardOutput)")
+        #expect(slurm.counts == "6 succeeded")
+    }
+
+    @Test(arguments: Mode.allCases)
+    func jobgraphsOwnTimeoutStopsTheTask(mode: Mode) async throws {
+        let pipeline = """
+            version: 1
+            tasks:
+              slow: {run: "sleep 60", timeout: 1s}
+              after: {needs: [slow], when: always, run: "echo after"}
+            """
+        let (_, slurm) = try await Self.expectSameRun(pipeline, mode: mode)
+        #expect(slurm.outcome.status == 1)
+        #expect(slurm.transitions["slow"]?.last == "executing->failed #1 (timed out after 1s)")
+        #expect(try LocalSlurmCluster.client("squeue", ["--noheader", "--states=RUNNING"]).isEmpty)
+    }
+
+    @Test(arguments: Mode.allCases)
+    func ctrlCCancelsEveryJobAndLeavesNoProcessOnTheNode(mode: Mode) async throws {
+        let marker = mode == .allocation ? "81" : "82"
+        let directory = try ScratchDirectory("jobgraph-slurm")
+        defer { directory.remove() }
+        // `setsid … &` leaves a double-forked grandchild whose parent exits at once: only the cluster's
+        // cgroup tracking still knows it belongs to the task.
+        try directory.write("""
+            version: 1
+            tasks:
+              family: {run: "setsid sh -c 'exec sleep 300.\(marker)1' & sleep 300.\(marker)2"}
+              other: {run: "sleep 300.\(marker)3"}
+              after: {needs: [family], run: "touch after.ran"}
+            """, to: "p.yaml")
+        let running = try JobGraphBinary.start(
+            ["run", "p.yaml", "--jobs", "2", "--events", "events.jsonl", "--executor", "slurm", "--slurm-mode", mode.rawValue],
+            in: directory, environment: LocalSlurmCluster.environment)
+        #expect(await running.waitForTransitions(to: "executing", count: 2, in: "events.jsonl"))
+        #expect(await eventually(within: .seconds(30)) {
+            ["1", "2", "3"].allSatisfy { !ProcessTable.living(withArgument: "300.\(marker)\($0)").isEmpty }
+        })
+        running.send(SIGINT)
+        let outcome = try await running.finish(within: .seconds(60))
+        #expect(outcome.status == 130, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        #expect(outcome.outputLines.contains { $0.hasPrefix("slurm: cancelled") && $0.contains("one scancel") }, "\(outcome.outputLines)")
+        #expect(!directory.exists("after.ran"))
+        #expect(await eventually(within: .seconds(30)) {
+            (try? LocalSlurmCluster.client("squeue", ["--noheader"]))?.isEmpty == true
+        }, "jobs or steps left in squeue")
+        #expect(await eventually(within: .seconds(30)) {
+            ["1", "2", "3"].allSatisfy { ProcessTable.living(withArgument: "300.\(marker)\($0)").isEmpty }
+        }, "a task's process outlived the run on the node")
+    }
+
+    @Test func aRunTheClusterCannotTakeIsRefusedBeforeAnythingRuns() async throws {
+        let directory = try ScratchDirectory("jobgraph-slurm")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            executor: slurm
+            tasks:
+              one: {run: "touch one.ran", slurm: {partition: gpu}}
+              two: {run: "touch two.ran", slurm: {cpus: 64, time: 9h}}
+            """, to: "p.yaml")
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--slurm-mode", "jobs"], in: directory, environment: LocalSlurmCluster.environment)
+        #expect(outcome.status == 2)
+        #expect(outcome.errorLines.contains("error: task 'one': unknown Slurm partition 'gpu'; the cluster has 'debug'"), "\(outcome.errorLines)")
+        #expect(outcome.errorLines.contains("error: task 'two': time 9:00:00 is more than partition 'debug' allows (2:00:00)"))
+        #expect(outcome.errorLines.contains("error: task 'two': 64 CPUs is more than partition 'debug' has per node (4)"))
+        #expect(!directory.exists("one.ran") && !directory.exists("two.ran"))
+
+        try directory.write("version: 1\ntasks:\n  one: {run: \"touch one.ran\"}\n", to: "small.yaml")
+        let tooMany = try await JobGraphBinary.run(["run", "small.yaml", "--executor", "slurm", "--jobs", "9"], in: directory,
+                                                   environment: LocalSlurmCluster.environment)
+        #expect(tooMany.status == 2)
+        #expect(tooMany.errorLines == [
+            "error: the run's allocation (9 × 1 CPUs): 9 CPUs is more than partition 'debug' has (4 on each of 1 nodes); lower --jobs",
+        ])
+        #expect(!directory.exists("one.ran"))
+
+        let noSlurm = try await JobGraphBinary.run(["run", "p.yaml"], in: directory,
+                                                   environment: LocalSlurmCluster.environment.merging(["PATH": "/nonexistent"]) { $1 })
+        #expect(noSlurm.status == 2)
+        #expect(noSlurm.errorLines.first?.hasPrefix("error: no 'sbatch', 'srun'") == true, "\(noSlurm.errorLines)")
+    }
+
+    @Test func aJobSlurmRejectsIsAFailedTaskWithSlurmsMessage() async throws {
+        let directory = try ScratchDirectory("jobgraph-slurm")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            tasks:
+              gpu: {run: "echo never", slurm: {sbatch_args: ["--gres=gpu:1"]}}
+            """, to: "p.yaml")
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--executor", "slurm", "--slurm-mode", "jobs"], in: directory,
+                                                   environment: LocalSlurmCluster.environment)
+        #expect(outcome.status == 1)
+        #expect(outcome.outputLines.contains { $0.hasPrefix("gpu failed: Slurm rejected the job: sbatch: error:") }, "\(outcome.outputLines)")
+    }
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# A one-node Slurm cluster on this machine, for jobgraph's tests and for trying `--executor slurm`.
+#
+#   scripts/slurm-local.sh up       install Slurm if missing, write a private configuration, start munged,
+#                                   slurmctld and slurmd, wait until the node is idle, print the env file
+#   scripts/slurm-local.sh status   whether the daemons run, and sinfo
+#   scripts/slurm-local.sh down     stop exactly the daemons `up` started, by their pid files
+#
+# Everything lives in one private folder, $JOBGRAPH_SLURM_DIR (default /tmp/jobgraph-slurm-$UID): the
+# configuration, a munge key and socket of its own (never the system's /etc/munge or /run/munge), state,
+# spool, logs and pid files. Clients need only SLURM_CONF, which `up` writes to $JOBGRAPH_SLURM_DIR/env:
+#
+#   source "$(scripts/slurm-local.sh up)"   # or: scripts/slurm-local.sh up && source /tmp/jobgraph-slurm-0/env
+#   sbatch --wrap 'hostname'
+#
+# Settings (environment): JOBGRAPH_SLURM_DIR; JOBGRAPH_SLURM_PORT (slurmctld's port, slurmd uses the next
+# one; default 6817); JOBGRAPH_SLURM_CPUS (the CPUs the node offers; default: this machine's);
+# JOBGRAPH_SLURM_NODE (the node's name; default this host's short name). Two clusters on one machine need
+# different folders, ports and node names (a node's cgroups are named after it).
+# Needs root: slurmd starts job steps as their submitting user, and package installation needs apt.
+set -euo pipefail
+
+dir=${JOBGRAPH_SLURM_DIR:-/tmp/jobgraph-slurm-$(id -u)}
+port=${JOBGRAPH_SLURM_PORT:-6817}
+cpus=${JOBGRAPH_SLURM_CPUS:-$(nproc)}
+node=${JOBGRAPH_SLURM_NODE:-$(hostname -s)}
+
+say() { echo "slurm-local: $*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+install_packages() {
+    local missing=()
+    for package in slurmctld slurmd slurm-client munge; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    ((${#missing[@]})) || return 0
+    [ "$(id -u)" -eq 0 ] || die "Slurm is not installed and installing it needs root: apt-get install ${missing[*]}"
+    say "installing ${missing[*]}"
+    # The packages' postinst scripts would start the system-wide daemons (with /etc/slurm, /etc/munge);
+    # a policy-rc.d that denies every start keeps them down. One already there is left as it is.
+    local policy=/usr/sbin/policy-rc.d made_policy=""
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\n# slurm-local.sh: no daemon starts during package installation\nexit 101\n' >"$policy"
+        chmod 755 "$policy"
+        made_policy=1
+    fi
+    local status=0
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+        "${missing[@]}" >"$dir/apt.log" 2>&1 || status=$?
+    if [ "$status" -ne 0 ]; then
+        apt-get -o DPkg::Lock::Timeout=600 update -qq >>"$dir/apt.log" 2>&1 || true
+        status=0
+        DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+            "${missing[@]}" >>"$dir/apt.log" 2>&1 || status=$?
+    fi
+    [ -n "$made_policy" ] && rm -f "$policy"
+    [ "$status" -eq 0 ] || die "apt-get install ${missing[*]} failed; see $dir/apt.log"
+}
+
+# Whether the process in pid file $1 runs the program $2 (a recycled pid is not ours).
+running() {
+    local pid
+    [ -s "$1" ] || return 1
+    pid=$(cat "$1")
+    [ -d "/proc/$pid" ] || return 1
+    [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f "$2")" ]
+}
+
+# Proctrack: cgroup tracking finds every process of a step, double-forked ones included, so `scancel`
+# leaves none behind; linuxproc follows the parent chain and loses a process whose parent exited. cgroup
+# needs a writable cgroup hierarchy (v1 with a freezer controller, or v2 with its controllers delegated).
+proctrack() {
+    if [ -w /sys/fs/cgroup/freezer ] || { [ -f /sys/fs/cgroup/cgroup.controllers ] && [ -w /sys/fs/cgroup ]; }; then
+        echo proctrack/cgroup
+    else
+        say "WARNING: no writable cgroup hierarchy here (/sys/fs/cgroup/freezer or a cgroup2 root);"
+        say "WARNING: falling back to proctrack/linuxproc, which loses double-forked processes on scancel"
+        echo proctrack/linuxproc
+    fi
+}
+
+write_configuration() {
+    mkdir -p "$dir/etc" "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/munge-key" "$dir/munge-run" "$dir/munge"
+    # munged insists that its key folder is private and that the socket's folder can be searched by
+    # every user who submits; two folders, so neither rule weakens the other.
+    chmod 700 "$dir/munge-key" "$dir/munge"
+    chmod 755 "$dir" "$dir/munge-run"
+    if [ ! -s "$dir/munge-key/munge.key" ]; then
+        dd if=/dev/urandom of="$dir/munge-key/munge.key" bs=1024 count=1 status=none
+    fi
+    chmod 400 "$dir/munge-key/munge.key"
+
+    local memory tracking
+    memory=$(awk '/^MemTotal:/ { print int($2 / 1024) - 512 }' /proc/meminfo)
+    tracking=$(proctrack)
+    cat >"$dir/etc/slurm.conf" <<EOF
+# Written by scripts/slurm-local.sh: a one-node cluster for jobgraph's tests.
+ClusterName=jobgraph
+SlurmctldHost=$(hostname -s)(127.0.0.1)
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$dir/munge-run/munge.socket
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/run/slurmctld.pid
+SlurmdPidFile=$dir/run/slurmd.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+PlugStackConfig=$dir/etc/plugstack.conf
+MpiDefault=none
+MailProg=/bin/true
+SwitchType=switch/none
+ProctrackType=$tracking
+TaskPlugin=task/none
+# --nice (from a task's QoS) also becomes the niceness of the process on the node.
+PropagatePrioProcess=1
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/backfill
+# Start a batch job as soon as it is submitted, and look again every second (the defaults wait seconds).
+SchedulerParameters=batch_sched_delay=0,sched_interval=1,bf_interval=1,sched_min_interval=0
+# A request the partition can never satisfy fails at submission instead of pending forever.
+EnforcePartLimits=ALL
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/none
+ReturnToService=2
+KillWait=5
+MinJobAge=300
+# The node may offer more CPUs than the machine has (JOBGRAPH_SLURM_CPUS), for tests of --jobs.
+SlurmdParameters=config_overrides
+NodeName=$node NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory State=UNKNOWN
+PartitionName=debug Nodes=$node Default=YES MaxTime=2:00:00 State=UP
+EOF
+    cat >"$dir/etc/cgroup.conf" <<EOF
+# Written by scripts/slurm-local.sh: cgroups track a step's processes; nothing is constrained.
+CgroupPlugin=autodetect
+CgroupAutomount=no
+CgroupMountpoint=/sys/fs/cgroup
+ConstrainCores=no
+ConstrainRAMSpace=no
+ConstrainSwapSpace=no
+ConstrainDevices=no
+EOF
+    : >"$dir/etc/plugstack.conf"
+    printf 'export SLURM_CONF=%s\n' "$dir/etc/slurm.conf" >"$dir/env"
+}
+
+wait_idle() {
+    local state
+    for _ in $(seq 1 150); do
+        state=$(SLURM_CONF="$dir/etc/slurm.conf" sinfo -h -n "$node" -o '%T' 2>/dev/null || true)
+        case "$state" in
+            idle | mixed | allocated) return 0 ;;
+        esac
+        sleep 0.1
+    done
+    say "the node is '${state:-unknown}' after 15 s; last lines of the daemons' logs:"
+    tail -n 15 "$dir/log/slurmctld.log" "$dir/log/slurmd.log" >&2 2>/dev/null || true
+    return 1
+}
+
+up() {
+    mkdir -p "$dir"
+    chmod 755 "$dir"
+    install_packages
+    if running "$dir/run/slurmctld.pid" /usr/sbin/slurmctld && running "$dir/run/slurmd.pid" /usr/sbin/slurmd; then
+        wait_idle || die "the cluster in $dir runs but its node is not idle"
+        echo "$dir/env"
+        return 0
+    fi
+    stop_daemons
+    write_configuration
+    export SLURM_CONF="$dir/etc/slurm.conf"
+
+    detached munged --socket="$dir/munge-run/munge.socket" --key-file="$dir/munge-key/munge.key" \
+        --pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" --seed-file="$dir/munge/munged.seed" \
+        --force </dev/null >/dev/null 2>"$dir/munge/start.err" || die "munged did not start: $(cat "$dir/munge/start.err")"
+    # -c: start from a clean state, so no job of an earlier `up` comes back.
+    # The daemons' standard streams go to files: a caller reading this script's output to its end must
+    # not wait for them.
+    detached slurmctld -c -f "$SLURM_CONF" </dev/null >>"$dir/log/slurmctld.out" 2>&1 || die "slurmctld did not start; see $dir/log/slurmctld.log"
+    detached slurmd -f "$SLURM_CONF" -N "$node" </dev/null >>"$dir/log/slurmd.out" 2>&1 || die "slurmd did not start; see $dir/log/slurmd.log"
+    wait_idle || die "the node did not become idle"
+    say "up: node $node, $cpus CPUs, $(grep ^ProctrackType "$SLURM_CONF" | cut -d= -f2)"
+    echo "$dir/env"
+}
+
+# Runs a daemon with no descriptor of ours beyond 0-2 (redirected by the caller): one inherited from
+# whoever runs this script, such as the write end of a pipe it reads to the end, would keep that open.
+detached() {
+    (
+        for fd in /proc/$BASHPID/fd/*; do
+            fd=${fd##*/}
+            if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi
+        done
+        exec "$@"
+    )
+}
+
+# Stops one daemon by its pid file: SIGTERM, then SIGKILL after 10 s.
+stop() {
+    local file=$1 program=$2 pid
+    running "$file" "$program" || { rm -f "$file"; return 0; }
+    pid=$(cat "$file")
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do
+        [ -d "/proc/$pid" ] || break
+        sleep 0.1
+    done
+    [ -d "/proc/$pid" ] && kill -KILL "$pid" 2>/dev/null || true
+    rm -f "$file"
+}
+
+stop_daemons() {
+    stop "$dir/run/slurmd.pid" /usr/sbin/slurmd
+    stop "$dir/run/slurmctld.pid" /usr/sbin/slurmctld
+    stop "$dir/munge/munged.pid" /usr/sbin/munged
+}
+
+status() {
+    local all=0
+    for daemon in "run/slurmctld.pid slurmctld" "run/slurmd.pid slurmd" "munge/munged.pid munged"; do
+        set -- $daemon
+        if running "$dir/$1" "/usr/sbin/$2"; then echo "$2: running (pid $(cat "$dir/$1"))"; else echo "$2: stopped"; all=1; fi
+    done
+    if [ "$all" -eq 0 ]; then
+        SLURM_CONF="$dir/etc/slurm.conf" sinfo
+        echo "env: $dir/env"
+    fi
+    return "$all"
+}
+
+case "${1:-}" in
+    up) up ;;
+    down) stop_daemons; say "down" ;;
+    status) status ;;
+    *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+esac
