@@ -20,6 +20,8 @@ struct RunBook {
     var endedAttempt: [Int]
     var results: [Int: TaskResult] = [:]
     var answers: [Int: UpToDateAnswer] = [:]
+    /// Per graph node, what was known before the run of why it runs (see `Runner.reason`); empty when nothing was.
+    var forecast: [RunReason] = []
     /// Tasks found up to date: they end without running.
     var upToDate: Set<Int> = []
     var executions: [Int: Execution] = [:]

@@ -113,6 +113,7 @@ public final class Runner: Sendable {
                 book.plan.markUpToDate(prepass.isUpToDate)
             }
             if let criticalPaths { book.plan.rank(byCriticalPaths: criticalPaths) }
+            book.forecast = forecast(from: prepass, tasks: book.tasks)
         }
     }
 
@@ -210,6 +211,7 @@ public final class Runner: Sendable {
             time: Date(), elapsed: elapsed(), task: task.id, from: from, to: to,
             attempt: max(1, book.attempts[index]), queue: queueNames[task.queue],
             exitCode: exitCode, error: error, duration: duration)
+        transition.reason = reason(index, from: from, to: to, in: book)
         transition.slurmJob = book.slurmJobs[index]
         events.yield(.transition(transition))
     }

@@ -23,17 +23,19 @@ public protocol TaskHistory: Sendable {
 
 /// The answer of an up-to-date check, with what to store if the task then succeeds.
 public struct UpToDateAnswer: Sendable {
-    public var isUpToDate: Bool
-    /// Why the task must run ("input 'a.c' changed"), or why it need not.
-    public var reason: String
+    /// Why the task must run (`.inputChanged("a.c")`), or `.upToDate`.
+    public var cause: RunReason
     /// The implementation's fingerprints, handed back in `ended`.
     public var fingerprints: (any Sendable)?
 
-    public init(isUpToDate: Bool, reason: String, fingerprints: (any Sendable)? = nil) {
-        self.isUpToDate = isUpToDate
-        self.reason = reason
+    public init(_ cause: RunReason, fingerprints: (any Sendable)? = nil) {
+        self.cause = cause
         self.fingerprints = fingerprints
     }
+
+    public var isUpToDate: Bool { cause.isUpToDate }
+    /// Why the task must run ("input 'a.c' changed"), or why it need not, in the contract's words.
+    public var reason: String { cause.description }
 }
 
 extension TaskHistory {

@@ -7,7 +7,8 @@ public struct JobGraphCommand: AsyncParsableCommand {
         commandName: "jobgraph",
         abstract: "Run a declarative graph of jobs: shell commands and built-in steps with dependencies, priorities, QoS and queues.",
         version: JobGraphVersion.current,
-        subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, ListCommand.self, HistoryCommand.self, ReportCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, ListCommand.self, HistoryCommand.self, ReportCommand.self,
+                      ExplainCommand.self]
     )
 
     public init() {}

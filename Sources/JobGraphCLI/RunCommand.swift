@@ -20,8 +20,14 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "Run only these tasks and what they need.")
     var tasks: [String] = []
 
-    @Flag(name: [.customShort("n"), .long], help: "Check the pipeline and print the plan; run nothing.")
+    @Flag(name: [.customShort("n"), .long], help: "Check the pipeline and print the plan, with why each task would run or not; run nothing.")
     var dryRun = false
+
+    @Flag(help: "With --dry-run: print the plan as one JSON document.")
+    var json = false
+
+    @Flag(help: "Say on the line where each task starts why it runs, or why it is up to date.")
+    var explain = false
 
     @Option(name: [.customShort("j"), .long], help: "Most tasks executing at once overall (default: the number of CPUs).")
     var jobs: Int?
@@ -59,6 +65,7 @@ struct RunCommand: AsyncParsableCommand {
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("'--jobs' must be at least 1") }
         if watch && dryRun { throw ValidationError("'--watch' runs tasks; it cannot go with '--dry-run'") }
+        if json && !dryRun { throw ValidationError("'--json' applies only with '--dry-run'; for a run's events use '--progress json'") }
     }
 
     /// Whether this invocation runs tasks (and so handles signals itself).
@@ -71,10 +78,20 @@ struct RunCommand: AsyncParsableCommand {
         let slurmMode = (executor ?? graph.pipeline.executor) == .slurm
             ? self.slurmMode ?? graph.pipeline.slurm?.mode ?? .allocation : nil
         if dryRun {
-            Console.standardOutput.write(lines: PlanPrinter(jobs: jobs, slurmMode: slurmMode).render(graph, processorCount: processorCount))
+            var configuration = runConfiguration(pipelineDirectory: source.directory, jobs: jobs, processorCount: processorCount)
+            configuration.keepGoing = keepGoing
+            configuration.force = force
+            let reasons = try forecast(of: graph, configuration: configuration).reasons
+            let printer = PlanPrinter(jobs: jobs, slurmMode: slurmMode)
+            if json {
+                Console.standardOutput.write(line: printer.renderJSON(graph, processorCount: processorCount, reasons: reasons))
+            } else {
+                Console.standardOutput.write(lines: printer.render(graph, processorCount: processorCount, reasons: reasons))
+            }
             return
         }
-        var settings = RunSettings(jobs: self.jobs, keepGoing: keepGoing, force: force, progress: progress, output: output, trace: trace)
+        var settings = RunSettings(jobs: self.jobs, keepGoing: keepGoing, force: force, progress: progress, output: output, trace: trace,
+                                   explain: explain)
         settings.slurmMode = slurmMode
         let context = try RunContext(settings: settings, pipelineDirectory: source.directory, wait: wait, events: events)
         defer { context.close() }

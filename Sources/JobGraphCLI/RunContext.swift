@@ -18,6 +18,8 @@ struct RunSettings {
     /// `--output`; the file's `output:` applies where this is `nil`.
     var output: OutputMode?
     var trace: String?
+    /// `--explain`: lines say why each task runs.
+    var explain = false
     /// Set when tasks run on Slurm (`--executor slurm` or `executor: slurm`).
     var slurmMode: SlurmMode?
 }
@@ -63,9 +65,9 @@ final class RunContext {
 
     /// The configuration a run of a graph gets.
     var configuration: RunConfiguration {
-        var configuration = RunConfiguration(
-            jobs: settings.jobs ?? processorCount, keepGoing: settings.keepGoing, pipelineDirectory: pipelineDirectory,
-            stateDirectory: pipelineDirectory + "/.jobgraph", environment: environment, processorCount: processorCount)
+        var configuration = runConfiguration(pipelineDirectory: pipelineDirectory, jobs: settings.jobs ?? processorCount,
+                                             processorCount: processorCount)
+        configuration.keepGoing = settings.keepGoing
         configuration.force = settings.force
         return configuration
     }
@@ -98,7 +100,7 @@ final class RunContext {
         Console.standardError.reportFailures(to: writeFailures)
         var observers: [any RunObserver] = [makeProgressObserver(
             mode: settings.progress, console: .standardOutput, environment: environment,
-            output: settings.output ?? graph.pipeline.output ?? .prefixed)]
+            output: settings.output ?? graph.pipeline.output ?? .prefixed, explains: settings.explain)]
         if let trace = settings.trace { observers.append(ChromeTraceWriter(path: trace, failures: writeFailures)) }
         observers.append(AttemptRecorder(store: state.store, run: recorder.run,
                                          fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)), lost: recorder.noteLost))

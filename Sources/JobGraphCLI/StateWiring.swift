@@ -39,3 +39,24 @@ func expectedDurations(of graph: TaskGraph, from store: StateStore) -> [Double]?
     let typical = sorted[sorted.count / 2]
     return graph.nodes.map { measured[$0.id] ?? measured[$0.baseID] ?? typical }
 }
+
+/// A run's configuration for the pipeline in `pipelineDirectory` (absolute), with the process's
+/// environment: what the run, its dry run and `explain` all resolve tasks with.
+func runConfiguration(pipelineDirectory: String, jobs: Int, processorCount: Int) -> RunConfiguration {
+    RunConfiguration(jobs: jobs, pipelineDirectory: pipelineDirectory, stateDirectory: pipelineDirectory + "/.jobgraph",
+                            environment: ProcessInfo.processInfo.environment, processorCount: processorCount)
+}
+
+/// What a run would decide for each task, read from `.jobgraph/state.db` without writing or locking it;
+/// without one, as for a first run. An unreadable store is an error (exit 2).
+func forecast(of graph: TaskGraph, configuration: RunConfiguration) throws -> RunForecast {
+    let directory = configuration.pipelineDirectory
+    do {
+        let store = try StateStore.openReadOnly(directory: directory) ?? StateStore.inMemory(directory: directory)
+        let batch = try StoreBatchCheck(store: store, pipelineDirectory: directory) { _ in }
+        return RunForecast(graph: graph, configuration: configuration, batch: batch)
+    } catch {
+        Console.standardError.write(line: "error: cannot read .jobgraph/state.db: \(error)")
+        throw ExitCode(ExitStatus.invalid)
+    }
+}

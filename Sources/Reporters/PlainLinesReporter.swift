@@ -10,6 +10,7 @@ import PipelineModel
 public final class PlainLinesReporter: RunObserver {
     private let sink: any TextSink
     private let now: () -> Date
+    private let explains: Bool
     private var runStart: Date?
     private var lastElapsed = 0.0
     private var grouping: OutputGrouping
@@ -18,10 +19,13 @@ public final class PlainLinesReporter: RunObserver {
     ///   - sink: where the lines go, usually `Console.standardOutput`.
     ///   - now: the wall clock, which stamps events that carry no time of their own (suspend, stop).
     ///   - output: how the lines tasks print are shown.
-    public init(sink: any TextSink, now: @escaping () -> Date = Date.init, output: OutputMode = .prefixed) {
+    ///   - explains: end each line that has one with why the task runs or not (`run --explain`):
+    ///     `t  ready -> executing  (input 'a.txt' changed)`.
+    public init(sink: any TextSink, now: @escaping () -> Date = Date.init, output: OutputMode = .prefixed, explains: Bool = false) {
         self.sink = sink
         self.now = now
         self.grouping = OutputGrouping(mode: output)
+        self.explains = explains
     }
 
     /// Writes the lines for one event, if it has any.
@@ -38,7 +42,7 @@ public final class PlainLinesReporter: RunObserver {
             return ["\(RunText.elapsedStamp(0)) running \(start.pipelineFile): \(tasks), at most \(start.jobs) at once"]
         case .transition(let transition):
             lastElapsed = transition.elapsed
-            let line = "\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition))"
+            let line = "\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition, showsReason: explains))"
             return grouping.block(endedBy: transition, header: line) ?? [line]
         case .output(let task, let line):
             return grouping.lines(for: line, of: task)

@@ -1,5 +1,6 @@
-import JobGraphBasics
 import Execution
+import Foundation
+import JobGraphBasics
 import PipelineModel
 import TaskGraph
 
@@ -15,18 +16,19 @@ public struct PlanPrinter: Sendable {
         self.slurmMode = slurmMode
     }
 
-    public func render(_ graph: TaskGraph, processorCount: Int) -> [String] {
+    /// The plan as a title and a table, one row per task in an order they could start.
+    /// - Parameter reasons: per graph node, why it would run or not (`RunForecast`): a `reason` column.
+    public func render(_ graph: TaskGraph, processorCount: Int, reasons: [RunReason]? = nil) -> [String] {
         let layout = QueueLayout(graph: graph, jobs: jobs, processorCount: processorCount)
-        let order = Plan(graph: graph, layout: layout, jobs: jobs, keepGoing: false).startOrder()
-        var table = TextTable(header: ["step", "task", "queue", "priority", "qos", "needs", "notes"] + (slurmMode == nil ? [] : ["slurm"]))
-        for (step, index) in order.enumerated() {
-            let node = graph.nodes[index]
-            let needs = graph.dependencies[index].map { graph.nodes[$0].id.rawValue }
-            table.rows.append([
-                String(step + 1), node.displayName, layout.names[layout.queueOfTask[index]], node.spec.priority.rawValue,
-                (graph.qualityOfService(ofNode: index) ?? .default).rawValue, needs.isEmpty ? "-" : needs.joined(separator: ", "),
-                notes(for: node).joined(separator: "; "),
-            ] + (slurmMode.map { [slurmColumn(for: index, in: graph, mode: $0)] } ?? []))
+        var table = TextTable(header: ["step", "task", "queue", "priority", "qos", "needs", "notes"]
+                              + (reasons == nil ? [] : ["reason"]) + (slurmMode == nil ? [] : ["slurm"]))
+        for entry in entries(graph, layout: layout, reasons: reasons) {
+            let step: String = entry.step.map(String.init) ?? "-"
+            let needs: String = entry.needs.isEmpty ? "-" : entry.needs.joined(separator: ", ")
+            var row: [String] = [step, entry.task, entry.queue, entry.priority, entry.qos, needs, entry.notes.joined(separator: "; ")]
+            if let reason = entry.reason { row.append(reason) }
+            if let slurm = entry.slurm { row.append(slurm) }
+            table.rows.append(row)
         }
         let queueCount = Set(layout.queueOfTask).count
         let title = "plan for \(graph.pipeline.file): \(plural(graph.nodes.count, "task")) on \(plural(queueCount, "queue")), at most \(jobs) at once"
@@ -59,6 +61,35 @@ public struct PlanPrinter: Sendable {
             .joined(separator: " ")
     }
 
+    /// `run --dry-run --json`: the plan as one JSON document, each task with the decision and reason.
+    public func renderJSON(_ graph: TaskGraph, processorCount: Int, reasons: [RunReason]) -> String {
+        let layout = QueueLayout(graph: graph, jobs: jobs, processorCount: processorCount)
+        let document = PlanDocument(pipeline: graph.pipeline.file, jobs: jobs, tasks: entries(graph, layout: layout, reasons: reasons))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Strings, numbers and arrays of them only: encoding cannot fail.
+        let data = (try? encoder.encode(document)) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The rows of the plan, in an order the tasks could start.
+    private func entries(_ graph: TaskGraph, layout: QueueLayout, reasons: [RunReason]?) -> [PlanEntry] {
+        let order = Plan(graph: graph, layout: layout, jobs: jobs, keepGoing: false).startOrder()
+        // The start order assumes every task succeeds; what only a failure starts comes last, without a step.
+        let started = Set(order)
+        let steps: [(step: Int?, index: Int)] = order.enumerated().map { ($0.offset + 1, $0.element) }
+            + graph.nodes.indices.filter { !started.contains($0) }.map { (nil, $0) }
+        return steps.map { step, index in
+            let node = graph.nodes[index]
+            let reason = reasons.map { $0[index] }
+            return PlanEntry(step: step, task: node.displayName, queue: layout.names[layout.queueOfTask[index]],
+                             priority: node.spec.priority.rawValue, qos: (graph.qualityOfService(ofNode: index) ?? .default).rawValue,
+                             needs: graph.dependencies[index].map { graph.nodes[$0].id.rawValue }, notes: notes(for: node),
+                             slurm: slurmMode.map { slurmColumn(for: index, in: graph, mode: $0) },
+                             decision: reason?.decision, reason: reason?.description)
+        }
+    }
+
     private func notes(for node: TaskNode) -> [String] {
         var notes: [String] = []
         let spec = node.spec
@@ -88,3 +119,26 @@ public struct PlanPrinter: Sendable {
 func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
 
+
+/// `run --dry-run --json`.
+private struct PlanDocument: Encodable {
+    var pipeline: String
+    var jobs: Int
+    var tasks: [PlanEntry]
+}
+
+/// One task of the plan.
+private struct PlanEntry: Encodable {
+    /// `nil` for a task that only a failure would start.
+    var step: Int?
+    var task: String
+    var queue: String
+    var priority: String
+    var qos: String
+    var needs: [String]
+    var notes: [String]
+    /// The task's Slurm options, when the run would go to Slurm.
+    var slurm: String?
+    var decision: RunReason.Decision?
+    var reason: String?
+}

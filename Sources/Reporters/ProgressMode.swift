@@ -21,15 +21,18 @@ public enum ProgressMode: String, CaseIterable, Sendable {
 /// - Parameters:
 ///   - environment: the process environment, for `TERM`.
 ///   - output: how the lines tasks print are shown (JSON carries them as events whatever it says).
+///   - explains: lines say why each task runs or not (`run --explain`); JSON carries the reasons anyway.
 public func makeProgressObserver(mode: ProgressMode, console: Console, environment: [String: String],
-                                 output: OutputMode = .prefixed) -> any RunObserver {
+                                 output: OutputMode = .prefixed, explains: Bool = false) -> any RunObserver {
     switch mode {
     case .json:
         return JSONLinesReporter(sink: console)
     case .plain:
-        return PlainLinesReporter(sink: console, output: output)
+        return PlainLinesReporter(sink: console, output: output, explains: explains)
     case .auto, .tty:
-        guard console.isInteractiveTerminal(environment: environment) else { return PlainLinesReporter(sink: console, output: output) }
-        return TTYBoard(sink: console, terminalSize: { console.terminalSize() ?? .fallback }, output: output)
+        guard console.isInteractiveTerminal(environment: environment) else {
+            return PlainLinesReporter(sink: console, output: output, explains: explains)
+        }
+        return TTYBoard(sink: console, terminalSize: { console.terminalSize() ?? .fallback }, output: output, explains: explains)
     }
 }

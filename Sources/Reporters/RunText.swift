@@ -24,13 +24,16 @@ enum RunText {
     }
 
     /// `compile[a]  executing -> failed  (attempt 2, 0.60s, exit 1)`, without the elapsed stamp.
-    static func transition(_ transition: TaskTransition) -> String {
+    /// - Parameter showsReason: end with the transition's reason, if it has one (`run --explain`).
+    static func transition(_ transition: TaskTransition, showsReason: Bool = false) -> String {
         var line = "\(transition.task)  \(transition.from.rawValue) -> \(transition.to.rawValue)"
         var details: [String] = []
         if transition.attempt > 1 { details.append("attempt \(transition.attempt)") }
         if let duration = transition.duration { details.append(self.duration(duration)) }
         if let exitCode = transition.exitCode { details.append("exit \(exitCode)") }
         if let error = transition.error, !error.isEmpty { details.append(error) }
+        // `executing -> up-to-date` says it already.
+        if showsReason, let reason = transition.reason, reason != transition.to.rawValue { details.append(reason) }
         if !details.isEmpty { line += "  (" + details.joined(separator: ", ") + ")" }
         return line
     }

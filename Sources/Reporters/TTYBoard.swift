@@ -28,6 +28,7 @@ public final class TTYBoard: RunObserver {
     private let sink: any TextSink
     private let terminalSize: () -> TerminalSize
     private let clock: () -> ContinuousClock.Instant
+    private let explains: Bool
 
     private var pipelineFile = ""
     private var declaredTaskCount = 0
@@ -52,12 +53,15 @@ public final class TTYBoard: RunObserver {
     ///   - terminalSize: asked at each redraw, so a resized window is followed.
     ///   - clock: the monotonic clock that throttles redraws and measures elapsed times.
     ///   - output: how the lines tasks print are shown above the board.
+    ///   - explains: also keep a line for each transition that says why its task runs or not (`run --explain`).
     public init(sink: any TextSink, terminalSize: @escaping () -> TerminalSize = { .fallback },
-                clock: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now }, output: OutputMode = .prefixed) {
+                clock: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now }, output: OutputMode = .prefixed,
+                explains: Bool = false) {
         self.sink = sink
         self.terminalSize = terminalSize
         self.clock = clock
         self.grouping = OutputGrouping(mode: output)
+        self.explains = explains
     }
 
     /// Updates the board's state, and redraws when the last write is at least `redrawInterval` old.
@@ -120,10 +124,10 @@ public final class TTYBoard: RunObserver {
         } else {
             rows[transition.task] = nil
         }
-        let line = "\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition))"
+        let line = "\(RunText.elapsedStamp(transition.elapsed)) \(RunText.transition(transition, showsReason: explains))"
         if let block = grouping.block(endedBy: transition, header: line) {
             pendingLines += block
-        } else if transition.to == .failed {
+        } else if transition.to == .failed || (explains && transition.reason != nil) {
             pendingLines.append(line)
         }
     }

@@ -22,7 +22,7 @@ public final class RunRecorder: TaskHistory {
     private let writer: HistoryWriter
 
     /// What `check` hands the Runner, for `started` and `ended` to use.
-    private struct CheckedTask: Sendable {
+    struct CheckedTask: Sendable {
         var fingerprints: TaskFingerprints
         var hasTrustedSuccess: Bool
     }
@@ -61,45 +61,26 @@ public final class RunRecorder: TaskHistory {
             return Self.answer(try store.checkUpToDate(work.id, definition: definition))
         } catch {
             note("cannot check whether '\(work.id)' is up to date: \(error)")
-            return UpToDateAnswer(isUpToDate: false, reason: "the state store could not tell")
+            return UpToDateAnswer(.historyUnavailable)
         }
     }
 
     public func makeBatchCheck() -> (any UpToDateBatchChecking)? {
         do {
-            return BatchCheck(recorder: self, batch: try store.makeUpToDateBatch())
+            return try StoreBatchCheck(store: store, pipelineDirectory: pipelineDirectory) { [weak self] problem in self?.note(problem) }
         } catch {
             note("cannot read the state store before the run: \(error)")
             return nil
         }
     }
 
-    /// `check` for many tasks, reading the store once (see `UpToDateBatch`).
-    private final class BatchCheck: UpToDateBatchChecking {
-        let recorder: RunRecorder
-        let batch: UpToDateBatch
-
-        init(recorder: RunRecorder, batch: UpToDateBatch) {
-            self.recorder = recorder
-            self.batch = batch
-        }
-
-        func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer {
-            let definition = recorder.definition(of: work, inputs: inputs, outputs: outputs, environmentNames: environmentNames)
-            return RunRecorder.answer(batch.check(work.id, definition: definition))
-        }
-
-        func finish() {
-            do { try batch.finish() } catch { recorder.note("cannot record the files read before the run: \(error)") }
-        }
-    }
-
-    fileprivate func definition(of work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> TaskDefinition {
+    private func definition(of work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> TaskDefinition {
         TaskDefinition(work: work, environmentNames: environmentNames, inputs: inputs, outputs: outputs, pipelineDirectory: pipelineDirectory)
     }
 
-    fileprivate static func answer(_ check: UpToDateCheck) -> UpToDateAnswer {
-        UpToDateAnswer(isUpToDate: check.verdict.isUpToDate, reason: check.verdict.description,
+    /// The Runner's answer for a check, carrying what `started` and `ended` need.
+    static func answer(_ check: UpToDateCheck) -> UpToDateAnswer {
+        UpToDateAnswer(check.verdict.cause,
                        fingerprints: CheckedTask(fingerprints: check.fingerprints, hasTrustedSuccess: check.hasTrustedSuccess))
     }
 

@@ -1,7 +1,7 @@
 /// The tables of `state.db` and how to bring an older file up to date, versioned by `PRAGMA user_version`.
 enum StateSchema {
     /// The version this program writes.
-    static let currentVersion = 2
+    static let currentVersion = 3
 
     /// One script per version step: `migrations[n]` takes a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -46,7 +46,19 @@ enum StateSchema {
         ) WITHOUT ROWID;
         """,
         attemptsMigration,
+        // The definition itself beside its fingerprint, so a rerun can say what changed: the command, a
+        // variable, a parameter (`TaskDefinition.canonicalEncoding`; NULL in rows written before).
+        """
+        ALTER TABLE task_fingerprints ADD COLUMN definition_text TEXT;
+        """,
     ]
+
+    /// Checks that a database opened read-only can be read: an older version lacks columns that reads then
+    /// do without, a newer one may mean something else by its tables.
+    static func checkReadable(_ database: SQLiteDatabase) throws {
+        let found = try database.userVersion()
+        if found > currentVersion { throw StateStoreError.newerSchema(path: database.location.filename, found: found, supported: currentVersion) }
+    }
 
     /// Creates or upgrades the schema inside one transaction, so two processes opening a new file at once
     /// cannot both create it, and a kill halfway leaves the old version intact.

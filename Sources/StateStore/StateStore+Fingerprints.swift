@@ -22,7 +22,7 @@ extension StateStore {
                 (try Self.storedFingerprints(of: task, in: database), try Self.fileRecords(files.map(\.key), in: database))
             }
         }
-        let (check, refreshed) = judge(definition, files: files, stored: stored, known: known)
+        let (check, refreshed) = judge(task, definition, files: files, stored: stored, known: known)
         if !refreshed.isEmpty { try storeFileRecords(refreshed) }
         return check
     }
@@ -41,14 +41,15 @@ extension StateStore {
     /// The verdict on a tracked task from what the store holds and the files say; also the file records
     /// read afresh, for the caller to store. The one place that decides (per task or for a whole run).
     /// - Parameter status: how a path is examined; a whole-run check passes one that examines each path once.
-    func judge(_ definition: TaskDefinition, files: [(key: String, path: String)], stored: StoredFingerprints?,
+    func judge(_ task: TaskID, _ definition: TaskDefinition, files: [(key: String, path: String)], stored: StoredFingerprints?,
                known: [String: FileRecord], status: (String) -> FileStatus? = { FileStatus(path: $0) })
         -> (check: UpToDateCheck, refreshed: [FileRecord]) {
         let (hashed, refreshed, unreadable) = fingerprinter.hashes(of: files, known: known, status: status)
-        let fingerprints = TaskFingerprints(definition: definition.fingerprint, inputs: hashed)
+        let (fingerprint, encoding) = definition.fingerprintAndEncoding
+        let fingerprints = TaskFingerprints(definition: fingerprint, inputs: hashed, definitionText: encoding)
         let verdict: UpToDateVerdict
         if let reason = Self.difference(from: stored, to: fingerprints) {
-            verdict = .outOfDate(reason)
+            verdict = .outOfDate(explained(reason, of: task, definition: definition))
         } else if let path = unreadable {
             verdict = .outOfDate(.inputUnreadable(path))
         } else if let missing = fingerprinter.firstMissingOutput(definition.outputs, in: taskDirectory(definition), status: status) {

@@ -115,8 +115,8 @@ extension StateStore {
     private static func store(_ fingerprints: TaskFingerprints, for task: TaskID, in database: SQLiteDatabase) throws(SQLiteError) {
         // Deleting first also drops the old inputs (ON DELETE CASCADE).
         try database.run("DELETE FROM task_fingerprints WHERE task = ?1", [.text(task.rawValue)])
-        try database.run("INSERT INTO task_fingerprints (task, definition, succeeded) VALUES (?1, ?2, 1)",
-                         [.text(task.rawValue), .text(fingerprints.definition)])
+        try database.run("INSERT INTO task_fingerprints (task, definition, succeeded, definition_text) VALUES (?1, ?2, 1, ?3)",
+                         [.text(task.rawValue), .text(fingerprints.definition), .text(fingerprints.definitionText)])
         try database.withCachedStatement("INSERT OR REPLACE INTO task_inputs (task, path, sha256) VALUES (?1, ?2, ?3)") { statement throws(SQLiteError) in
             for input in fingerprints.inputs {
                 try statement.bind([.text(task.rawValue), .text(input.path), .text(input.sha256)])

@@ -23,6 +23,8 @@ public final class StateStore: Sendable {
     let database: Locked<SQLiteDatabase>
     /// Set when `open` found `state.db` damaged and moved it aside: the CLI warns with it.
     public let recovery: StateFileRecovery?
+    /// Opened by `openReadOnly`: checks keep what they learn to themselves.
+    public let isReadOnly: Bool
 
     /// Opens the state of the pipelines in `directory`, creating `.jobgraph/` and `state.db` when missing.
     ///
@@ -49,6 +51,18 @@ public final class StateStore: Sendable {
                               retainedRuns: retainedRuns, recovery: recovery)
     }
 
+    /// Opens the state of the pipelines in `directory` only to read it, as a dry run does: no run lock,
+    /// nothing written, not even the records of files it reads. `nil` when there is no `state.db` yet.
+    /// - Throws: `SQLiteError` when the database cannot be opened (`newerSchema` when a newer jobgraph wrote it).
+    public static func openReadOnly(directory: String, fingerprinter: Fingerprinter = Fingerprinter()) throws -> StateStore? {
+        let directory = absolute(directory)
+        let path = directory + "/.jobgraph/state.db"
+        guard FileStatus(path: path) != nil else { return nil }
+        let store = try StateStore(directory: directory, location: .path(path), fingerprinter: fingerprinter, retainedRuns: 1, readOnly: true)
+        // A file a first run created but was killed before it made the tables: as good as none.
+        return try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == 0 ? nil : store
+    }
+
     /// A store whose database lives in memory and vanishes with it, for tests; `.jobgraph/` is created
     /// only when the run lock is taken.
     public static func inMemory(directory: String, fingerprinter: Fingerprinter = Fingerprinter(), retainedRuns: Int = 50) throws -> StateStore {
@@ -56,14 +70,15 @@ public final class StateStore: Sendable {
     }
 
     init(directory: String, location: SQLiteLocation, fingerprinter: Fingerprinter, retainedRuns: Int,
-         recovery: StateFileRecovery? = nil) throws {
+         recovery: StateFileRecovery? = nil, readOnly: Bool = false) throws {
         self.directory = directory
         self.recovery = recovery
         stateDirectory = directory + "/.jobgraph"
         self.fingerprinter = fingerprinter
         self.retainedRuns = max(1, retainedRuns)
-        let connection = try SQLiteDatabase(location: location)
-        try StateSchema.migrate(connection)
+        self.isReadOnly = readOnly
+        let connection = try SQLiteDatabase(location: location, readOnly: readOnly)
+        if readOnly { try StateSchema.checkReadable(connection) } else { try StateSchema.migrate(connection) }
         database = Locked(connection)
     }
 

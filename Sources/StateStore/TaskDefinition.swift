@@ -74,9 +74,17 @@ public struct TaskDefinition: Sendable, Hashable {
     }
 
     /// The SHA-256 (lower-case hex) of the canonical encoding: equal definitions, equal fingerprints.
-    public var fingerprint: String {
+    public var fingerprint: String { Self.fingerprint(of: canonicalBytes) }
+
+    /// The fingerprint and the canonical encoding from one encoding, for a check that stores both.
+    var fingerprintAndEncoding: (fingerprint: String, encoding: String) {
+        let bytes = canonicalBytes
+        return (Self.fingerprint(of: bytes), String(decoding: bytes, as: UTF8.self))
+    }
+
+    private static func fingerprint(of bytes: [UInt8]) -> String {
         var hasher = SHA256()
-        canonicalBytes.withUnsafeBytes { hasher.update($0) }
+        bytes.withUnsafeBytes { hasher.update($0) }
         return hasher.finalizeHex()
     }
 

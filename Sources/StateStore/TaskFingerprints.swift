@@ -18,9 +18,13 @@ public struct TaskFingerprints: Sendable, Equatable {
     public var definition: String
     /// Sorted by path (bytes).
     public var inputs: [Input]
+    /// `TaskDefinition.canonicalEncoding`, stored with a success so a later check can name what changed;
+    /// `nil` when not known (read back from the store, which gives it only on demand).
+    public var definitionText: String?
 
-    public init(definition: String, inputs: [Input]) {
+    public init(definition: String, inputs: [Input], definitionText: String? = nil) {
         self.definition = definition
         self.inputs = inputs
+        self.definitionText = definitionText
     }
 }

@@ -26,8 +26,11 @@ public final class UpToDateBatch {
     public func check(_ task: TaskID, definition: TaskDefinition) -> UpToDateCheck {
         if definition.inputs.isEmpty && definition.outputs.isEmpty { return StateStore.untrackedCheck(definition) }
         let files = store.inputFiles(of: definition, status: examine)
-        let (check, fresh) = store.judge(definition, files: files, stored: stored[task.rawValue], known: known, status: examine)
+        var (check, fresh) = store.judge(task, definition, files: files, stored: stored[task.rawValue], known: known, status: examine)
         refreshed += fresh
+        // A task up to date records nothing, so the run need not hold its definition's text (3 MB for
+        // 10,000 tasks); under `--force` no batch is made, and each task is checked at its start, text and all.
+        if check.verdict.isUpToDate { check.fingerprints.definitionText = nil }
         return check
     }
 

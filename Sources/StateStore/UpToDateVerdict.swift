@@ -1,36 +1,19 @@
+import Execution
+
 /// Whether a task may be skipped as `up-to-date` (contract: task states), and if not, why.
 public enum UpToDateVerdict: Sendable, Equatable, CustomStringConvertible {
     case upToDate
     case outOfDate(Reason)
 
-    /// Why a task must run.
-    public enum Reason: Sendable, Equatable, CustomStringConvertible {
-        /// The task declares neither `inputs` nor `outputs`, so nothing tells that its work is done.
-        case untracked
-        case neverSucceeded
-        /// It executed since its last success and did not succeed (failed, cancelled, or killed midway).
-        case lastRunUnsuccessful
-        case definitionChanged
-        /// The paths are relative to the pipeline's folder when inside it.
-        case inputChanged(String)
-        case inputAdded(String)
-        case inputRemoved(String)
-        case inputUnreadable(String)
-        /// The `outputs` pattern as written, which names no existing file.
-        case outputMissing(String)
+    /// Why a task must run: the run's reasons (`RunReason`), of which the check gives those about the
+    /// task's own work.
+    public typealias Reason = RunReason
 
-        public var description: String {
-            switch self {
-            case .untracked: "declares no inputs or outputs"
-            case .neverSucceeded: "never succeeded"
-            case .lastRunUnsuccessful: "did not succeed last time"
-            case .definitionChanged: "definition changed"
-            case .inputChanged(let path): "input '\(path)' changed"
-            case .inputAdded(let path): "input '\(path)' is new"
-            case .inputRemoved(let path): "input '\(path)' is gone"
-            case .inputUnreadable(let path): "input '\(path)' cannot be read"
-            case .outputMissing(let pattern): "output '\(pattern)' missing"
-            }
+    /// `.upToDate`, or the reason it must run.
+    public var cause: RunReason {
+        switch self {
+        case .upToDate: .upToDate
+        case .outOfDate(let reason): reason
         }
     }
 

@@ -39,6 +39,35 @@ import PipelineModel
         ])
     }
 
+    /// `run --explain`: the reason ends the line; without it, lines stay as they were.
+    @Test func explainingEndsALineWithItsReason() throws {
+        let events = [
+            Events.transition("gen", .ready, .executing, at: 0.01, reason: "up-to-date"),
+            Events.transition("gen", .executing, .upToDate, at: 0.01, duration: 0, reason: "up-to-date"),
+            Events.transition("use", .ready, .executing, at: 0.02, reason: "input 'a.txt' changed"),
+            Events.transition("use", .executing, .succeeded, at: 0.5, exitCode: 0, duration: 0.48),
+        ]
+        let explained = try ConsoleFile(), plain = try ConsoleFile()
+        let explaining = PlainLinesReporter(sink: explained.console, explains: true)
+        let quiet = PlainLinesReporter(sink: plain.console)
+        for event in events {
+            explaining.observe(event)
+            quiet.observe(event)
+        }
+        #expect(explained.lines == [
+            "[  0.01s] gen  ready -> executing  (up-to-date)",
+            "[  0.01s] gen  executing -> up-to-date  (0.00s)",
+            "[  0.02s] use  ready -> executing  (input 'a.txt' changed)",
+            "[  0.50s] use  executing -> succeeded  (0.48s, exit 0)",
+        ])
+        #expect(plain.lines == [
+            "[  0.01s] gen  ready -> executing",
+            "[  0.01s] gen  executing -> up-to-date  (0.00s)",
+            "[  0.02s] use  ready -> executing",
+            "[  0.50s] use  executing -> succeeded  (0.48s, exit 0)",
+        ])
+    }
+
     @Test func suspendResumeAndStopAreStampedByTheWallClock() throws {
         let output = try ConsoleFile()
         var now = Events.start

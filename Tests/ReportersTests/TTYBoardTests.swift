@@ -10,8 +10,9 @@ private final class BoardHarness {
     var offset = Duration.zero
     let output = CapturedWrites()
     var size = TerminalSize(columns: 80, rows: 24)
+    var explains = false
     lazy var board = TTYBoard(sink: output, terminalSize: { [unowned self] in size },
-                              clock: { [unowned self] in origin + offset })
+                              clock: { [unowned self] in origin + offset }, explains: explains)
 
     func at(seconds: Double, _ event: RunEvent) {
         offset = .seconds(seconds)
@@ -117,6 +118,23 @@ private let summary = RunSummary(counts: [.succeeded: 1, .failed: 1], wallTime: 
         harness.board.tick()
         harness.board.close()
         #expect(harness.output.writes.count == writes)
+    }
+
+    /// `run --explain` on a terminal: each start's reason stays above the board, as a failure's line does.
+    @Test func explainingKeepsALineWithEachReason() {
+        let harness = BoardHarness()
+        harness.explains = true
+        harness.at(seconds: 0, Events.started(taskCount: 2))
+        harness.at(seconds: 0.1, Events.transition("gen", .executing, .upToDate, at: 0.1, duration: 0, reason: "up-to-date"))
+        harness.at(seconds: 0.2, Events.transition("use", .ready, .executing, at: 0.2, reason: "input 'a.txt' changed"))
+        harness.offset = .seconds(0.5)
+        harness.board.tick()
+        #expect(harness.screen.visibleLines == [
+            "[  0.10s] gen  executing -> up-to-date  (0.00s)",
+            "[  0.20s] use  ready -> executing  (input 'a.txt' changed)",
+            "photos.yaml: 1/2 done, 1 running, 0.5s",
+            "  use  default  0.3s",
+        ])
     }
 
     @Test func closeWithoutFinishedErasesTheBoard() {

@@ -47,7 +47,7 @@ import Testing
         }
 
         let store = try StateStore.open(directory: directory.path)
-        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == 2)
+        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == StateSchema.currentVersion)
         let old = try #require(try store.runTimeline(pipelineFile: "ci.yaml"))
         #expect(old.run.outcome == .succeeded)
         #expect(old.tasks.map(\.task) == ["build"])

@@ -1,4 +1,5 @@
 import Execution
+import Foundation
 import JobGraphBasics
 import PipelineModel
 import Testing
@@ -44,6 +45,29 @@ import Testing
     @Test(arguments: variants)
     func anyChangeChangesTheFingerprint(changed: TaskDefinition) {
         #expect(changed.fingerprint != Self.base.fingerprint)
+    }
+
+    /// The stored text gives back the definition, whatever its values hold, so a rerun can name what changed.
+    @Test(arguments: variants + [TaskDefinition(action: "run", parameters: ["printf 'a\nb:c' > 7:x", ""],
+                                                 environment: ["É": "\n", "K": "3:4\n"], workingDirectory: "dé/j",
+                                                 inputs: [], outputs: ["o\n"])])
+    func theCanonicalEncodingReadsBack(definition: TaskDefinition) {
+        #expect(TaskDefinition(canonicalEncoding: definition.canonicalEncoding) == definition)
+    }
+
+    @Test func aTextThatIsNoEncodingReadsAsNothing() {
+        let text = Self.base.canonicalEncoding
+        #expect(TaskDefinition(canonicalEncoding: "") == nil)
+        #expect(TaskDefinition(canonicalEncoding: String(text.dropLast(3))) == nil)
+        #expect(TaskDefinition(canonicalEncoding: text + "extra\n") == nil)
+        #expect(TaskDefinition(canonicalEncoding: text.replacingOccurrences(of: "action 1", with: "action 9")) == nil)
+    }
+
+    @Test(arguments: zip(variants, [RunReason.commandChanged, .environmentChanged("A"), .environmentChanged("C"), .actionChanged,
+                                    .workingDirectoryChanged, .inputPatternsChanged, .outputPatternsChanged, .commandChanged]))
+    func everyChangeIsNamed(changed: TaskDefinition, reason: RunReason) {
+        #expect(changed.change(from: Self.base) == reason)
+        #expect(Self.base.change(from: Self.base) == nil)
     }
 
     @Test func builtFromWorkItKeepsDeclaredEnvironmentAndRelativePaths() {

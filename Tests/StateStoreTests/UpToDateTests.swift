@@ -1,3 +1,4 @@
+import Execution
 import Foundation
 import PipelineModel
 import Testing
@@ -43,7 +44,7 @@ import Testing
     @Test func anUnchangedTaskIsUpToDateWithoutReadingItsInputs() throws {
         defer { directory.remove() }
         let first = try check()
-        #expect(first.verdict == .outOfDate(.neverSucceeded))
+        #expect(first.verdict == .outOfDate(.neverRan))
         #expect(first.fingerprints.inputs.map(\.path) == ["Sources/a.c", "Sources/lib/b.c"])
         #expect(hasher.paths.count == 2)
         try succeed(first)
@@ -117,7 +118,7 @@ import Testing
         try succeed(try check())
         try directory.delete("build/app")
         #expect(try check().verdict == .outOfDate(.outputMissing("build/app")))
-        #expect(try check(outputs: ["build/*"]).verdict == .outOfDate(.definitionChanged))
+        #expect(try check(outputs: ["build/*"]).verdict == .outOfDate(.outputPatternsChanged))
     }
 
     @Test func aGlobOutputNeedsOneMatch() throws {
@@ -129,24 +130,60 @@ import Testing
         #expect(try check(outputs: outputs).verdict == .upToDate)
     }
 
-    static let changedDefinitions: [TaskDefinition] = {
-        var command = definition, environment = definition
+    /// Each change with the reason that names it.
+    static let changedDefinitions: [(TaskDefinition, RunReason)] = {
+        var command = definition, environment = definition, added = definition, folder = definition, inputs = definition
         command.parameters = ["cc -O3 -o build/app Sources/*.c"]
         environment.environment["CFLAGS"] = "-O0"
-        return [command, environment]
+        added.environment["LANG"] = "C"
+        folder.workingDirectory = "sub"
+        inputs.inputs = ["Sources/*.c"]
+        return [(command, .commandChanged), (environment, .environmentChanged("CFLAGS")), (added, .environmentChanged("LANG")),
+                (folder, .workingDirectoryChanged), (inputs, .inputPatternsChanged)]
     }()
 
     @Test(arguments: changedDefinitions)
-    func aDefinitionChangeMakesItOutOfDate(changed: TaskDefinition) throws {
+    func aDefinitionChangeMakesItOutOfDateAndIsNamed(changed: TaskDefinition, reason: RunReason) throws {
         defer { directory.remove() }
         try succeed(try check())
-        #expect(try check(changed).verdict == .outOfDate(.definitionChanged))
+        #expect(try check(changed).verdict == .outOfDate(reason))
         #expect(try check().verdict == .upToDate)
+    }
+
+    @Test func aParameterChangeIsNamed() throws {
+        defer { directory.remove() }
+        let download = TaskDefinition(action: "download", parameters: ["url=http://127.0.0.1:1/a", "to=build/app"], outputs: ["build/app"])
+        try succeed(try check(download, inputs: []))
+        var moved = download
+        moved.parameters = ["url=http://127.0.0.1:1/b", "to=build/app"]
+        #expect(try check(moved, inputs: []).verdict == .outOfDate(.parameterChanged("url")))
+        moved.parameters = download.parameters + ["sha256=00"]
+        #expect(try check(moved, inputs: []).verdict == .outOfDate(.parameterChanged("sha256")))
+        moved.action = "filter"
+        #expect(try check(moved, inputs: []).verdict == .outOfDate(.actionChanged))
+    }
+
+    @Test func aTaskThatRanButNeverSucceededSaysSo() throws {
+        defer { directory.remove() }
+        let run = try store.beginRun(pipelineFile: "ci.yaml", startTime: Date(), taskCount: 1)
+        try store.recordTask(TaskRecord(task: "app", state: .failed, attempts: 1, duration: 0.1, exitCode: 1), run: run)
+        #expect(try check().verdict == .outOfDate(.neverSucceeded))
+    }
+
+    /// A success recorded before the definition's text was kept: the change is still found, not named.
+    @Test func aSuccessWithoutItsDefinitionTextFallsBackToDefinitionChanged() throws {
+        defer { directory.remove() }
+        var first = try check()
+        first.fingerprints.definitionText = nil
+        try succeed(first)
+        var changed = definition
+        changed.parameters = ["cc -O3 -o build/app Sources/*.c"]
+        #expect(try check(changed).verdict == .outOfDate(.definitionChanged))
     }
 
     @Test func outputsWithoutInputsAreUpToDateWhileTheyExist() throws {
         defer { directory.remove() }
-        #expect(try check(inputs: []).verdict == .outOfDate(.neverSucceeded))
+        #expect(try check(inputs: []).verdict == .outOfDate(.neverRan))
         try succeed(try check(inputs: []))
         #expect(try check(inputs: []).verdict == .upToDate)
         try directory.delete("build/app")

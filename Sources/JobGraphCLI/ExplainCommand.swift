@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import Reporters
+
+struct ExplainCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Say why a task, and each task it needs, would run or not; run nothing."
+    )
+
+    @OptionGroup var pipeline: PipelineOptions
+
+    @Argument(help: "The task to explain (a fan-out's name explains each of its items).")
+    var task: [String] = []
+
+    @Flag(help: "As a run with --force would decide.")
+    var force = false
+
+    func run() async throws {
+        let (source, graph) = try checkedSelection(pipeline, tasks: task)
+        guard source.tasks.count == 1, let name = source.tasks.first else {
+            Console.standardError.write(line: "error: explain takes one task name, not \(source.tasks.count)")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        let processorCount = ProcessInfo.processInfo.activeProcessorCount
+        var configuration = runConfiguration(pipelineDirectory: source.directory, jobs: processorCount, processorCount: processorCount)
+        configuration.force = force
+        let reasons = try forecast(of: graph, configuration: configuration).reasons
+        Console.standardOutput.write(lines: ExplainPrinter().render(graph, reasons: reasons, task: name))
+    }
+}

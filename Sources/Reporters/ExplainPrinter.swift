@@ -1,0 +1,38 @@
+import Execution
+import PipelineModel
+import TaskGraph
+
+/// Renders `jobgraph explain FILE TASK`: the task, then what it needs, depth first, each task once, each
+/// with why it would run or not (the dry run's reasons), indented under the first task that needs it:
+///
+///     use: runs because input 'a.txt' changed
+///       gen: up-to-date
+public struct ExplainPrinter: Sendable {
+    public init() {}
+
+    /// - Parameters:
+    ///   - reasons: per graph node (`RunForecast`).
+    ///   - task: the task to explain: a task id, or the name of a fan-out, whose items are explained in turn.
+    public func render(_ graph: TaskGraph, reasons: [RunReason], task: String) -> [String] {
+        var lines: [String] = []
+        var seen = Set<Int>()
+        let roots = graph.nodes.indices.filter { graph.nodes[$0].id.rawValue == task || graph.nodes[$0].baseID.rawValue == task }
+        // An explicit stack: a chain of thousands of needs would overflow a recursive walk.
+        var stack = roots.reversed().map { (index: $0, depth: 0) }
+        while let (index, depth) = stack.popLast() {
+            guard seen.insert(index).inserted else { continue }
+            lines.append(String(repeating: "  ", count: depth) + "\(graph.nodes[index].displayName): " + Self.verdict(reasons[index]))
+            for need in graph.dependencies[index].reversed() where !seen.contains(need) { stack.append((need, depth + 1)) }
+        }
+        return lines
+    }
+
+    /// `up-to-date`, `runs because input 'a.txt' changed`, `may run: it needs 'gen', which will run`.
+    static func verdict(_ reason: RunReason) -> String {
+        if case .unresolvable = reason { return reason.description }
+        return switch reason.decision {
+        case .upToDate, .mayRun: reason.description
+        case .runs: "runs because \(reason)"
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Execution
+import PipelineModel
+
+/// `TaskHistory.check` for a whole run's tasks before it starts, reading the store once (see
+/// `UpToDateBatch`): the Runner's pre-pass, and the dry run's, over a store opened read-only.
+public final class StoreBatchCheck: UpToDateBatchChecking {
+    private let batch: UpToDateBatch
+    private let store: StateStore
+    private let pipelineDirectory: String
+    private let note: (String) -> Void
+
+    /// - Parameters:
+    ///   - pipelineDirectory: absolute; recorded paths are relative to it.
+    ///   - note: takes a problem met in `finish`, for the user to see.
+    /// - Throws: `SQLiteError` when the store cannot be read.
+    public init(store: StateStore, pipelineDirectory: String, note: @escaping (String) -> Void) throws {
+        batch = try store.makeUpToDateBatch()
+        self.store = store
+        self.pipelineDirectory = pipelineDirectory
+        self.note = note
+    }
+
+    public func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer {
+        let definition = TaskDefinition(work: work, environmentNames: environmentNames, inputs: inputs, outputs: outputs,
+                                        pipelineDirectory: pipelineDirectory)
+        return RunRecorder.answer(batch.check(work.id, definition: definition))
+    }
+
+    /// Keeps the records of the files read afresh, unless the store is read-only.
+    public func finish() {
+        guard !store.isReadOnly else { return }
+        do { try batch.finish() } catch { note("cannot record the files read before the run: \(error)") }
+    }
+}
