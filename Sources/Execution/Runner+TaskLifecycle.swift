@@ -147,25 +147,15 @@ extension Runner {
             let transitions = book.plan.record(index, outcome)
             guard let own = transitions.first else { return nextStep(after: [], in: &book) }
             emit(index, from: from, to: own.to, exitCode: exitCode, error: error, duration: duration, in: &book)
+            // Queued with the event, under the lock: by the time an observer shows the end, the row is there
+            // for its flush (see `ObserverHub.drain`); queued later, a kill right after could lose it.
+            history?.ended(book.tasks[index].id, state: own.to, attempts: own.to == .upToDate ? 0 : book.attempts[index],
+                           duration: own.to == .upToDate ? nil : duration, exitCode: exitCode, answer: book.answers[index])
             let rest = Array(transitions.dropFirst())
             emit(rest, in: &book)
-            var step = nextStep(after: rest, ended: index, in: &book)
-            step.records.insert(HistoryEntry(task: book.tasks[index].id, state: own.to, attempts: own.to == .upToDate ? 0 : book.attempts[index],
-                                             duration: own.to == .upToDate ? nil : duration, exitCode: exitCode, answer: book.answers[index]),
-                                at: 0)
-            return step
+            return nextStep(after: rest, ended: index, in: &book)
         }
         perform(step)
-    }
-
-    /// How a task ended, for the history, written outside the lock.
-    struct HistoryEntry {
-        var task: TaskID
-        var state: TaskState
-        var attempts: Int
-        var duration: Double?
-        var exitCode: Int32?
-        var answer: UpToDateAnswer?
     }
 
     func retry(_ index: Int, after attempt: Int) {

@@ -128,20 +128,17 @@ public final class Runner: Sendable {
         var operations: [Int: TaskOperation] = [:]
         var stopServices: [any TaskExecution] = []
         var waiter: CheckedContinuation<Void, Never>?
-        /// Tasks that ended, for the history: every one must be recorded, including those that never
-        /// ran (skipped, cancelled), or the history would count them as unfinished.
-        var records: [HistoryEntry] = []
     }
 
     /// - Parameter ended: a task that has just ended by running, whose operation finishes too.
     func nextStep(after transitions: [Plan.Transition], ended: Int? = nil, in book: inout RunBook) -> Step {
         var step = Step()
         step.finishedWithoutRunning = transitions.filter { $0.to.isTerminal }.map(\.task) + (ended.map { [$0] } ?? [])
-        if history != nil {
-            step.records = transitions.filter { $0.to.isTerminal }.map { transition in
-                HistoryEntry(task: book.tasks[transition.task].id, state: transition.to, attempts: book.attempts[transition.task],
-                             duration: nil, exitCode: nil, answer: transition.to == .upToDate ? book.answers[transition.task] : nil)
-            }
+        // Every task that ended is recorded, also those that never ran (skipped, cancelled), or the history
+        // would count them as unfinished; queued under the lock, with their events (see `complete`).
+        for transition in transitions where transition.to.isTerminal {
+            history?.ended(book.tasks[transition.task].id, state: transition.to, attempts: book.attempts[transition.task],
+                           duration: nil, exitCode: nil, answer: transition.to == .upToDate ? book.answers[transition.task] : nil)
         }
         if !book.isSuspended {
             let taken = book.plan.take()
@@ -178,11 +175,6 @@ public final class Runner: Sendable {
             operation.finish()
         }
         starter.start(step.start.compactMap { step.operations[$0] })
-        // After the starts: the next task need not wait for this one's row to be written.
-        for record in step.records {
-            history?.ended(record.task, state: record.state, attempts: record.attempts, duration: record.duration,
-                           exitCode: record.exitCode, answer: record.answer)
-        }
         for handle in step.stopServices { handle.terminate(grace: configuration.terminationGrace) }
         for index in step.requests.checkConditions { Task { await checkConditions(of: index) } }
         for index in step.requests.expand { DispatchQueue.global().async { [self] in expand(index) } }

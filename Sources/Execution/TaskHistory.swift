@@ -17,7 +17,8 @@ public protocol TaskHistory: Sendable {
     func makeBatchCheck() -> (any UpToDateBatchChecking)?
     /// The task is about to execute; `answer` is what `check` said of it, `nil` when it was not checked.
     func started(_ task: TaskID, answer: UpToDateAnswer?)
-    /// The task reached a terminal state.
+    /// The task reached a terminal state. Called under the runner's lock, in the order of the events, so
+    /// it must only queue what it records (the SQLite store writes on a thread of its own).
     func ended(_ task: TaskID, state: TaskState, attempts: Int, duration: Double?, exitCode: Int32?, answer: UpToDateAnswer?)
 }
 
