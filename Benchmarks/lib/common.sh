@@ -90,6 +90,6 @@ find_jobgraph() {
 
 # Which binaries are measured, and how busy the machine is.
 note_tools() {
-    note "jobgraph: ${jobgraph:--}; ninja $(ninja --version 2>/dev/null || echo -); $(make --version 2>/dev/null | head -n 1 || echo make -); go-task $(task --version 2>/dev/null || echo -)"
+    note "jobgraph: ${jobgraph:--}; ninja $(ninja --version 2>/dev/null || echo -); $(make --version 2>/dev/null | sed -n 1p || echo make -); go-task $(task --version 2>/dev/null || echo -)"
     note "$(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg) (figures on a busy machine are noise)"
 }

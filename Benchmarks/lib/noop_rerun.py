@@ -38,7 +38,7 @@ def generate_graph(shape, size, work, tools):
                     "--out", work, "--forms", ",".join(tools), "--declare-files"], check=True)
 
 
-def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=False, label="noop_rerun.py"):
+def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=False, label="no-op rerun"):
     """Builds the graph generate_graph wrote in `work` with each tool, then reruns it `runs` times, the tools
     in alternation. Returns ({tool: (first build s, median rerun s, reruns, largest rerun peak RSS MiB)} for
     the tools whose every rerun was a true no-op, whether any tool failed)."""
@@ -56,7 +56,7 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
             failed.add(tool)
             continue
         builds[tool] = result.seconds
-        print(f"== {tool}: first build {result.seconds:.2f}s", file=sys.stderr, flush=True)
+        print(f"  {label}: {tool:9} first build {result.seconds:.2f} s", file=sys.stderr, flush=True)
     for _ in range(runs):
         for tool in tools:
             if tool in failed:
@@ -80,7 +80,7 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
             reruns[tool].append(result.seconds)
             rss[tool] = max(rss[tool], result.peak_rss_mb)
             memory = f", {result.peak_rss_mb:.0f} MB" if peak_rss else ""
-            print(f"== {tool}: rerun {result.seconds:.3f}s{memory}", file=sys.stderr, flush=True)
+            print(f"  {label}: {tool:9} rerun {result.seconds:.3f} s{memory}", file=sys.stderr, flush=True)
     figures = {tool: (builds[tool], median(reruns[tool]), reruns[tool], rss[tool])
                for tool in tools if tool not in failed}
     return figures, bool(failed)

@@ -78,6 +78,15 @@ OPTIONS = {
     "shapes": dict(type=comma_list(SHAPES), default=",".join(SHAPES), help="graph shapes, comma-separated"),
     "tools": dict(type=comma_list(GRAPH_TOOLS), default=",".join(GRAPH_TOOLS),
                   help="tools to measure, comma-separated"),
+    # table.sh
+    "big_size": dict(type=positive_int, default=100_000, help="tasks in the large layered graph"),
+    "big_tools": dict(type=comma_list(GRAPH_TOOLS), default="floor,jobgraph,ninja,make",
+                      help="tools on the large graph, comma-separated (go-task needs about 1.4 GB at 10,000 tasks)"),
+    "validate_sizes": dict(type=comma_list(item=positive_int), default="10000,100000,1000000",
+                           help="sizes of the files `jobgraph validate` and `ninja -t targets all` load"),
+    "parts": dict(type=comma_list(("graphs", "large", "validate", "startup")), default="graphs,large,validate,startup",
+                  help="which parts of the table to measure"),
+    "markdown": dict(help="also write the table as Markdown to this file"),
     # makespan.sh
     "dags": dict(type=positive_int, default=5, help="how many random DAGs"),
     "tasks": dict(type=positive_int, default=40, help="tasks per DAG"),
