@@ -52,7 +52,7 @@ def run_once(tool, command, folder, size, timeout, peak_rss=False):
     clean(folder)
     result = measure(command, folder, timeout=timeout, keep_stdout=tool == "floor", peak_rss=peak_rss)
     if result.timed_out:
-        raise ToolFailed(f"{tool} did not finish within {timeout:.0f} s")
+        raise ToolFailed(f"{tool} did not finish within {timeout:g} s")
     if result.status != 0:
         raise ToolFailed(f"{tool} exited with status {result.status}:\n{result.stderr_tail.strip()}")
     created = len(os.listdir(os.path.join(folder, "out")))
@@ -108,6 +108,13 @@ def preflight(tools, all_commands, workdir, timeout):
     return problems
 
 
+def report(title, problems):
+    """Prints `title` and each problem under it, indented, on stderr."""
+    print(title, file=sys.stderr)
+    for problem in problems:
+        print("  " + problem.replace("\n", "\n    "), file=sys.stderr)
+
+
 def fmt_seconds(value):
     return "–" if value is None else f"{value:.3f}"
 
@@ -136,9 +143,7 @@ def main(argv):
     try:
         problems = preflight(tools, all_commands, workdir, timeout=60)
         if problems:
-            print("run-graphs: a tool failed on a 3-task graph, so no figures would mean anything:", file=sys.stderr)
-            for problem in problems:
-                print("  " + problem.replace("\n", "\n    "), file=sys.stderr)
+            report("run-graphs: a tool failed on a 3-task graph, so no figures would mean anything:", problems)
             return 1
 
         rows, failures = [], []
@@ -173,9 +178,7 @@ def main(argv):
             cells += [fmt_overhead(wall[tool], wall["floor"], size) for tool in tools if tool != "floor"]
             print("| " + " | ".join(cells) + " |")
         if failures:
-            print("\nFailed runs (shown as –):", file=sys.stderr)
-            for failure in failures:
-                print("  " + failure.replace("\n", "\n    "), file=sys.stderr)
+            report("\nFailed runs (shown as –):", failures)
             return 1
         return 0
     finally:

@@ -147,7 +147,7 @@ def startup_seconds(jobgraph, workdir, runs):
 
 
 def targets(rows_by_label, validate, startup, size, big_size):
-    """The issue's targets, each with what was measured and whether it is met (None: not measured)."""
+    """The issue's targets, each with what was measured and whether it is met (None: not measured here)."""
     def value(label, tool):
         row = rows_by_label.get(label)
         return None if row is None else row.values.get(tool)
@@ -214,8 +214,8 @@ def render(header_lines, rows, validate, startup, startup_runs, checks, markdown
         lines += [""] + table(head, body)
     if startup is not None:
         lines += ["", f"Start-up, `jobgraph --version`: {startup * 1000:.1f} ms (median of {startup_runs} runs)."]
-    if checks:
-        body = [[text, shown, "–" if met is None else ("met" if met else "MISSED")] for text, shown, met in checks]
+    body = [[text, shown, "met" if met else "MISSED"] for text, shown, met in checks if met is not None]
+    if body:
         lines += [""] + table(["target", "measured", "verdict"], body)
     return lines
 
@@ -236,9 +236,7 @@ def main(argv):
         if "validate" in args.parts:
             problems += bench_validate.preflight(jobgraph, os.path.join(workdir, "validate"))
         if problems:
-            print("table.sh: a tool failed on a 3-task graph, so no figures would mean anything:", file=sys.stderr)
-            for problem in problems:
-                print("  " + problem.replace("\n", "\n    "), file=sys.stderr)
+            bench_graphs.report("table.sh: a tool failed on a 3-task graph, so no figures would mean anything:", problems)
             return 1
         if "graphs" in args.parts:
             for shape in args.shapes:
@@ -278,9 +276,7 @@ def main(argv):
             file.write("\n".join(render([], rows, validate, startup, startup_runs, checks, markdown=True)) + "\n")
         print(f"\nMarkdown written to {args.markdown}", file=sys.stderr)
     if failures:
-        print("\nFailed (shown as –):", file=sys.stderr)
-        for failure in failures:
-            print("  " + failure.replace("\n", "\n    "), file=sys.stderr)
+        bench_graphs.report("\nFailed (shown as –):", failures)
         return 1
     return 0
 
