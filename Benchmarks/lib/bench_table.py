@@ -199,9 +199,12 @@ def render(header_lines, rows, validate, startup, startup_runs, checks, markdown
 
     lines = list(header_lines)
     if rows:
-        head = ["figure"] + [TITLES[tool] for tool in COLUMNS] + [f"jobgraph / {TITLES[peer]}" for peer in PEERS]
-        body = [[row.label] + [fmt(row.values.get(tool), row.unit) for tool in COLUMNS]
-                + [ratio(row, peer) for peer in PEERS] for row in rows]
+        # The tools measured (a tool that failed keeps its column, of –).
+        columns = [tool for tool in COLUMNS if any(tool in row.values for row in rows)]
+        peers = [tool for tool in PEERS if tool in columns]
+        head = ["figure"] + [TITLES[tool] for tool in columns] + [f"jobgraph / {TITLES[peer]}" for peer in peers]
+        body = [[row.label] + [fmt(row.values.get(tool), row.unit) for tool in columns]
+                + [ratio(row, peer) for peer in peers] for row in rows]
         lines += [""] + table(head, body)
     if validate:
         head = ["loading the graph", "jobgraph validate", "peak memory", "ninja -t targets all", "peak memory",
@@ -231,6 +234,32 @@ def main(argv):
     workdir = scratch_folder("jobgraph-table-", args.dir)
     failures, rows, validate, startup = [], [], [], None
     startup_runs = max(20, args.runs)
+
+    def publish(rows, validate, startup, done=None):
+        """The table so far: printed and written to --markdown at the end, only written after a part (`done`)."""
+        measuring = f"{time.time() - started:.0f} s to measure" if done is None else f"partial: measured up to {done}"
+        header = [
+            f"jobgraph benchmark table, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} ({measuring})",
+            f"machine: {len(os.sched_getaffinity(0))} CPUs (nproc), {cpu_model()}, {platform.system()} "
+            f"{platform.release()}; load average {load_at_start} at start, {load_average()} at end",
+            f"tools: jobgraph {first_line([jobgraph, '--version'])} ({jobgraph}); ninja {first_line(['ninja', '--version'])}; "
+            f"{first_line(['make', '--version'])}; go-task {first_line(['task', '--version'])}",
+            f"work folder in {os.path.dirname(workdir)}; --jobs {args.jobs}; every task `touch out/ID`; median of "
+            f"{args.runs} run(s), the tools in alternation; peak memory: the largest max RSS (GNU time %M, the largest "
+            "process of the tool's tree) of any run; the spawn loop is lib/spawn_floor.py (its memory is Python's); "
+            "ratio = jobgraph / peer.",
+        ]
+        checks = targets({row.label: row for row in rows}, validate, startup, args.size, args.big_size)
+        if done is None:
+            print()
+            print("\n".join(render(header, rows, validate, startup, startup_runs, checks, markdown=False)))
+        if args.markdown:
+            with open(args.markdown, "w", encoding="utf-8") as file:
+                file.write(f"**{header[0]}**\n\n" + "".join(f"- {line}\n" for line in header[1:]))
+                file.write("\n".join(render([], rows, validate, startup, startup_runs, checks, markdown=True)) + "\n")
+            if done is None:
+                print(f"\nMarkdown written to {args.markdown}", file=sys.stderr)
+
     try:
         problems = bench_graphs.preflight(sorted(set(tools) | set(big_tools)), bench_graphs.commands(jobgraph, args.jobs),
                                           workdir, timeout=60)
@@ -239,43 +268,28 @@ def main(argv):
         if problems:
             bench_graphs.report("table.sh: a tool failed on a 3-task graph, so no figures would mean anything:", problems)
             return 1
+        # The quick parts first; the Markdown file is rewritten after each, so an interrupted sitting leaves
+        # what it measured.
         if "graphs" in args.parts:
             for shape in args.shapes:
                 rows += graph_rows(shape, args.size, args, jobgraph, tools, workdir, failures)
-        if "large" in args.parts:
-            rows += graph_rows("layered", args.big_size, args, jobgraph, big_tools, workdir, failures)
-        if "validate" in args.parts:
-            validate = validate_rows(args.validate_sizes, args, jobgraph, workdir, failures)
+                publish(rows, validate, startup, done=f"{shape} {args.size:,}")
         if "startup" in args.parts:
             startup = startup_seconds(jobgraph, workdir, startup_runs)
             if startup is None:
                 failures.append("`jobgraph --version` failed")
+        if "validate" in args.parts:
+            validate = validate_rows(args.validate_sizes, args, jobgraph, workdir, failures)
+            publish(rows, validate, startup, done="validate")
+        if "large" in args.parts:
+            rows += graph_rows("layered", args.big_size, args, jobgraph, big_tools, workdir, failures)
     finally:
         if args.keep:
             print(f"generated files kept in {workdir}", file=sys.stderr)
         else:
             shutil.rmtree(workdir, ignore_errors=True)
 
-    header = [
-        f"jobgraph benchmark table, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} "
-        f"({time.time() - started:.0f} s to measure)",
-        f"machine: {len(os.sched_getaffinity(0))} CPUs (nproc), {cpu_model()}, {platform.system()} {platform.release()}; "
-        f"load average {load_at_start} at start, {load_average()} at end",
-        f"tools: jobgraph {first_line([jobgraph, '--version'])} ({jobgraph}); ninja {first_line(['ninja', '--version'])}; "
-        f"{first_line(['make', '--version'])}; go-task {first_line(['task', '--version'])}",
-        f"work folder in {os.path.dirname(workdir)}; --jobs {args.jobs}; every task `touch out/ID`; median of {args.runs} "
-        "run(s), the tools in alternation; peak memory: the largest max RSS (GNU time %M, the largest process of the "
-        "tool's tree) of any run; the spawn loop is lib/spawn_floor.py (its memory is Python's); ratio = jobgraph / peer.",
-    ]
-    by_label = {row.label: row for row in rows}
-    checks = targets(by_label, validate, startup, args.size, args.big_size)
-    print()
-    print("\n".join(render(header, rows, validate, startup, startup_runs, checks, markdown=False)))
-    if args.markdown:
-        with open(args.markdown, "w", encoding="utf-8") as file:
-            file.write(f"**{header[0]}**\n\n" + "".join(f"- {line}\n" for line in header[1:]))
-            file.write("\n".join(render([], rows, validate, startup, startup_runs, checks, markdown=True)) + "\n")
-        print(f"\nMarkdown written to {args.markdown}", file=sys.stderr)
+    publish(rows, validate, startup)
     if failures:
         bench_graphs.report("\nFailed (shown as –):", failures)
         return 1
