@@ -10,25 +10,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/Benchmarks/lib/common.sh"
 
-skip_build=no
-keep=no
-size_mb=200
-files=200
-runs=3
-while [[ $# -gt 0 ]]; do
-    case $1 in
-    -h | --help) sed -n '2,7p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    --no-build) skip_build=yes; shift ;;
-    --keep) keep=yes; shift ;;
-    --size-mb | --files | --runs)
-        [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive number"
-        case $1 in --size-mb) size_mb=$2 ;; --files) files=$2 ;; --runs) runs=$2 ;; esac
-        shift 2 ;;
-    *) die "unknown option '$1' (try --help)" ;;
-    esac
-done
-
-need_python
+parse_options bench_download "$@"
+keep=$opt_keep size_mb=$opt_size_mb files=$opt_files runs=$opt_runs
 command -v curl >/dev/null || apt_install curl
 find_jobgraph "$skip_build"
 
@@ -119,13 +102,5 @@ for ((run = 1; run <= runs; run++)); do
     done
 done
 
-python3 - "$size_mb" "$files" "${times[large.jobgraph]}" "${times[large.curl]}" "${times[small.jobgraph]}" "${times[small.curl]}" <<'PY'
-import statistics, sys
-size_mb, files = int(sys.argv[1]), int(sys.argv[2])
-med = [statistics.median(float(x) for x in arg.split()) for arg in sys.argv[3:]]
-rows = [(f"one file of {size_mb} MB", med[0], med[1]), (f"{files} files of 10 KB, 4 at a time", med[2], med[3])]
-print(f"{'case':<34} {'jobgraph':>9} {'curl':>9} {'ratio':>7}")
-for name, ours, theirs in rows:
-    print(f"{name:<34} {ours:>8.3f}s {theirs:>8.3f}s {ours / theirs:>6.2f}x")
-print(f"(median of {len(sys.argv[3].split())} runs; jobgraph's figure includes reading the pipeline and fsync before rename)")
-PY
+python3 "$root/Benchmarks/lib/bench_download.py" table "$size_mb" "$files" \
+    "${times[large.jobgraph]}" "${times[large.curl]}" "${times[small.jobgraph]}" "${times[small.curl]}"

@@ -11,7 +11,6 @@ so the figures compare the same work: decode, effect, encode. Each run's output 
 the expected size; a tool that fails makes the script exit 1 without figures for that cell.
 """
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -19,6 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import options as option_parser  # noqa: E402
 from measure import measure, median  # noqa: E402
 
 WIDTH, HEIGHT = 6000, 4000
@@ -113,27 +113,22 @@ def time_tool(command, workdir, output, expected, runs):
     return median(times), None
 
 
+def parser(shell=False, prog=None):
+    return option_parser.parser(__doc__, ["jobgraph", "convert", "runs", "cases", "formats", "keep"], shell, prog)
+
+
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--jobgraph", required=True)
-    parser.add_argument("--convert", default="/usr/bin/convert")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--cases", default="sepia,blur,resize,copy")
-    parser.add_argument("--formats", default="jpeg")
-    parser.add_argument("--keep", action="store_true")
-    options = parser.parse_args()
+    options = parser().parse_args()
 
     workdir = tempfile.mkdtemp(prefix="jobgraph-filters-")
     print(f"== generating a {WIDTH}×{HEIGHT} test image in {workdir}", file=sys.stderr)
     generate(workdir)
     failures = []
     rows = []
-    for format_name in options.formats.split(","):
-        ext = {"jpeg": "jpg", "png": "png"}.get(format_name)
-        if ext is None:
-            sys.exit(f"filters.sh: unknown format '{format_name}'; expected jpeg or png")
+    for format_name in options.formats:
+        ext = {"jpeg": "jpg", "png": "png"}[format_name]  # the parser allows only these
         table = cases(options.convert, ext)
-        for name in options.cases.split(","):
+        for name in options.cases:
             if name not in table:
                 sys.exit(f"filters.sh: unknown case '{name}'; expected {', '.join(table)}")
             parameters, convert_command, vips_command, expected = table[name]

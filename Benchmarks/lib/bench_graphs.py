@@ -6,7 +6,6 @@ tool runs from a clean folder every time (no out/, no state files), at 2 jobs, a
 every output file: a run that silently did less is reported as a failure, not a time.
 """
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -14,6 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import generate  # noqa: E402
+import options  # noqa: E402
 from measure import measure, median, scratch_folder  # noqa: E402
 
 LIB = os.path.dirname(os.path.abspath(__file__))
@@ -47,11 +47,12 @@ class ToolFailed(Exception):
     pass
 
 
-def run_once(tool, command, folder, size, timeout):
+def run_once(tool, command, folder, size, timeout, peak_rss=False):
+    """One clean run: (wall seconds, peak RSS in MiB or 0 unless `peak_rss`)."""
     clean(folder)
-    result = measure(command, folder, timeout=timeout, keep_stdout=tool == "floor")
+    result = measure(command, folder, timeout=timeout, keep_stdout=tool == "floor", peak_rss=peak_rss)
     if result.timed_out:
-        raise ToolFailed(f"{tool} did not finish within {timeout:.0f} s")
+        raise ToolFailed(f"{tool} did not finish within {timeout:g} s")
     if result.status != 0:
         raise ToolFailed(f"{tool} exited with status {result.status}:\n{result.stderr_tail.strip()}")
     created = len(os.listdir(os.path.join(folder, "out")))
@@ -61,8 +62,35 @@ def run_once(tool, command, folder, size, timeout):
             + (f"; its stderr:\n{result.stderr_tail.strip()}" if result.stderr_tail.strip() else ""))
     if tool == "floor":
         # The floor times its own spawn loop, leaving out the interpreter's start-up.
-        return float(result.stdout.split()[-1])
-    return result.seconds
+        return float(result.stdout.split()[-1]), result.peak_rss_mb
+    return result.seconds, result.peak_rss_mb
+
+
+def measure_graph(tools, all_commands, folder, size, runs, timeout, label, failures, peak_rss=False):
+    """Runs every tool `runs` times on the graph generated in `folder`, in alternation (a b c a b c ...), so
+    that a change in the machine's speed falls on all of them alike. A failed tool is not run again.
+
+    Returns {tool: (median seconds, largest peak RSS MiB)}, (None, None) for a tool that failed; appends
+    what went wrong to `failures`.
+    """
+    times = {tool: [] for tool in tools}
+    rss = {tool: 0.0 for tool in tools}
+    failed = set()
+    for run in range(runs):
+        for tool in tools:
+            if tool in failed:
+                continue
+            try:
+                seconds, peak = run_once(tool, all_commands[tool], os.path.join(folder, tool), size, timeout, peak_rss)
+            except ToolFailed as failure:
+                failures.append(f"{label}: {failure}")
+                failed.add(tool)
+                continue
+            times[tool].append(seconds)
+            rss[tool] = max(rss[tool], peak)
+            memory = f", {peak:.0f} MB" if peak_rss else ""
+            print(f"  {label} run {run + 1}: {tool:9} {seconds:.3f} s{memory}", file=sys.stderr, flush=True)
+    return {tool: (None, None) if tool in failed else (median(times[tool]), rss[tool]) for tool in tools}
 
 
 def preflight(tools, all_commands, workdir, timeout):
@@ -80,6 +108,13 @@ def preflight(tools, all_commands, workdir, timeout):
     return problems
 
 
+def report(title, problems):
+    """Prints `title` and each problem under it, indented, on stderr."""
+    print(title, file=sys.stderr)
+    for problem in problems:
+        print("  " + problem.replace("\n", "\n    "), file=sys.stderr)
+
+
 def fmt_seconds(value):
     return "–" if value is None else f"{value:.3f}"
 
@@ -92,44 +127,23 @@ def fmt_overhead(wall, floor, size):
     return "–" if wall is None or floor is None else f"{(wall - floor) / size * 1000:.3f}"
 
 
-def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--jobgraph", required=True, help="the jobgraph binary")
-    parser.add_argument("--sizes", default="1000,10000")
-    parser.add_argument("--shapes", default="wide,chain,layered")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of " + ",".join(TOOLS))
-    parser.add_argument("--timeout", type=float, default=900, help="seconds one run may take")
-    parser.add_argument("--dir", help="where the work folder goes (default: /dev/shm when writable, else the temporary folder)")
-    parser.add_argument("--keep", action="store_true", help="keep the generated files (their folder is printed)")
-    args = parser.parse_args(argv)
+def parser(shell=False, prog=None):
+    return options.parser(__doc__, ["jobgraph", "sizes", "shapes", "runs", "jobs", "tools", "timeout", "dir", "keep"],
+                          shell, prog)
 
-    try:
-        sizes = [int(size) for size in args.sizes.split(",") if size]
-    except ValueError:
-        parser.error(f"--sizes wants whole numbers separated by commas, not '{args.sizes}'")
-    shapes = [shape for shape in args.shapes.split(",") if shape]
-    tools = [tool for tool in args.tools.split(",") if tool]
-    for shape in shapes:
-        if shape not in ("wide", "chain", "layered"):
-            parser.error(f"unknown shape '{shape}'; choose from wide, chain, layered")
-    for tool in tools:
-        if tool not in TOOLS:
-            parser.error(f"unknown tool '{tool}'; choose from {', '.join(TOOLS)}")
+
+def main(argv):
+    args = parser().parse_args(argv)
+    sizes, shapes, tools = args.sizes, args.shapes, list(args.tools)
     if "floor" not in tools:
         tools.insert(0, "floor")  # every overhead is measured against it
-    if args.runs < 1 or any(size < 1 for size in sizes):
-        parser.error("--runs and every size must be at least 1")
 
     all_commands = commands(os.path.abspath(args.jobgraph), args.jobs)
     workdir = scratch_folder("jobgraph-bench-", args.dir)
     try:
         problems = preflight(tools, all_commands, workdir, timeout=60)
         if problems:
-            print("run-graphs: a tool failed on a 3-task graph, so no figures would mean anything:", file=sys.stderr)
-            for problem in problems:
-                print("  " + problem.replace("\n", "\n    "), file=sys.stderr)
+            report("run-graphs: a tool failed on a 3-task graph, so no figures would mean anything:", problems)
             return 1
 
         rows, failures = [], []
@@ -137,16 +151,9 @@ def main(argv):
             for size in sizes:
                 folder = os.path.join(workdir, f"{shape}-{size}")
                 generate.main(["--shape", shape, "--size", str(size), "--out", folder])
-                wall = {}
-                for tool in tools:
-                    times = []
-                    try:
-                        for _ in range(args.runs):
-                            times.append(run_once(tool, all_commands[tool], os.path.join(folder, tool), size, args.timeout))
-                    except ToolFailed as failure:
-                        failures.append(f"{shape} {size}: {failure}")
-                    wall[tool] = median(times) if len(times) == args.runs else None
-                    print(f"  {shape:8} {size:>7} {tool:9} {fmt_seconds(wall[tool])} s", file=sys.stderr, flush=True)
+                figures = measure_graph(tools, all_commands, folder, size, args.runs, args.timeout,
+                                        f"{shape} {size}", failures)
+                wall = {tool: seconds for tool, (seconds, _) in figures.items()}
                 rows.append((shape, size, wall))
                 if not args.keep:
                     shutil.rmtree(folder)
@@ -171,9 +178,7 @@ def main(argv):
             cells += [fmt_overhead(wall[tool], wall["floor"], size) for tool in tools if tool != "floor"]
             print("| " + " | ".join(cells) + " |")
         if failures:
-            print("\nFailed runs (shown as –):", file=sys.stderr)
-            for failure in failures:
-                print("  " + failure.replace("\n", "\n    "), file=sys.stderr)
+            report("\nFailed runs (shown as –):", failures)
             return 1
         return 0
     finally:

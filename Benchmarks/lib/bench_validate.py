@@ -5,13 +5,13 @@ Called by ../validate.sh, which builds jobgraph in release; run that instead. Ea
 RUNS times; the time is the median, the memory the largest peak resident set of any run.
 """
 
-import argparse
 import os
 import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import generate  # noqa: E402
+import options  # noqa: E402
 from measure import measure, median, scratch_folder  # noqa: E402
 
 
@@ -65,16 +65,20 @@ def preflight(jobgraph, workdir):
     return problems
 
 
+def measure_file(command, cwd, runs, timeout=120):
+    """Runs `command` (a validate, or a peer loading the same graph) `runs` times in `cwd` under GNU time.
+    Returns (median seconds, largest peak RSS MiB, sorted exit statuses, the measurements)."""
+    results = [measure(command, cwd, timeout=timeout, peak_rss=True) for _ in range(runs)]
+    return (median([result.seconds for result in results]), max(result.peak_rss_mb for result in results),
+            sorted({result.status for result in results}), results)
+
+
+def parser(shell=False, prog=None):
+    return options.parser(__doc__, ["jobgraph", "runs", "dir", "max_tasks"], shell, prog, runs=5)
+
+
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--jobgraph", required=True)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--dir", help="where to write the generated files (default: /dev/shm when writable)")
-    parser.add_argument("--max-tasks", type=int, default=1_000_000,
-                        help="skip the cases larger than this (the 1,000,000-task file is 63 MB)")
-    args = parser.parse_args(argv)
-    if args.runs < 1:
-        parser.error("--runs must be at least 1")
+    args = parser().parse_args(argv)
     jobgraph = os.path.abspath(args.jobgraph)
 
     workdir = scratch_folder("jobgraph-validate-", args.dir)
@@ -100,16 +104,11 @@ def main(argv):
             generate.main(case.generate_args + ["--out", folder, "--forms", "jobgraph,ninja" if with_ninja else "jobgraph"])
             cwd = os.path.join(folder, "jobgraph")
             size_mb = os.path.getsize(os.path.join(cwd, "pipeline.yaml")) / 1e6
-            results = []
-            for _ in range(args.runs):
-                try:
-                    results.append(measure([jobgraph, "validate", "pipeline.yaml"], cwd, timeout=120, peak_rss=True))
-                except FileNotFoundError as missing:
-                    print(f"validate.sh: cannot start '{missing.filename}'", file=sys.stderr)
-                    return 2
-            seconds = median([result.seconds for result in results])
-            rss = max(result.peak_rss_mb for result in results)
-            statuses = sorted({result.status for result in results})
+            try:
+                seconds, rss, statuses, results = measure_file([jobgraph, "validate", "pipeline.yaml"], cwd, args.runs)
+            except FileNotFoundError as missing:
+                print(f"validate.sh: cannot start '{missing.filename}'", file=sys.stderr)
+                return 2
             problems = []
             if any(result.timed_out for result in results):
                 problems.append("timed out")

@@ -110,9 +110,12 @@ def make_lines(ids, needs):
     return lines
 
 
-def task_lines(ids, needs):
+def task_lines(ids, needs, declare_files=False):
+    """With `declare_files`, each task declares its needs' outputs as `sources` and its own as `generates`,
+    compared by modification time (`method: timestamp`, as make and ninja do); a task with no needs has no
+    sources, so `status: [test -f out/ID]` (run by go-task's built-in shell, no process) says when it is done."""
     # `run: once`: a task several others depend on runs once per invocation, as in every other tool.
-    lines = ["version: '3'", "run: once", "tasks:"]
+    lines = ["version: '3'", "run: once"] + (["method: timestamp"] if declare_files else []) + ["tasks:"]
     lines.append("  default:")
     lines.append("    deps: [" + ", ".join(ids[i] for i in sinks(needs)) + "]")
     for task_id, task_needs in zip(ids, needs):
@@ -120,6 +123,12 @@ def task_lines(ids, needs):
         if task_needs:
             lines.append("    deps: [" + ", ".join(ids[n] for n in task_needs) + "]")
         lines.append(f"    cmds: [touch out/{task_id}]")
+        if declare_files:
+            if task_needs:
+                lines.append("    sources: [" + ", ".join(f"out/{ids[n]}" for n in task_needs) + "]")
+            else:
+                lines.append(f"    status: [test -f out/{task_id}]")
+            lines.append(f"    generates: [out/{task_id}]")
     return lines
 
 
@@ -141,7 +150,7 @@ def main(argv):
     parser.add_argument("--forms", default=",".join(FORMS), help="comma-separated subset of " + ",".join(FORMS))
     parser.add_argument("--billion-laughs", action="store_true")
     parser.add_argument("--declare-files", action="store_true",
-                        help="jobgraph tasks declare inputs and outputs, so a second run is a no-op")
+                        help="jobgraph and go-task tasks declare inputs and outputs, so a second run is a no-op")
     args = parser.parse_args(argv)
 
     if args.billion_laughs:
@@ -164,7 +173,7 @@ def main(argv):
     if "make" in forms:
         write(os.path.join(args.out, "make", "Makefile"), make_lines(ids, needs))
     if "task" in forms:
-        write(os.path.join(args.out, "task", "Taskfile.yml"), task_lines(ids, needs))
+        write(os.path.join(args.out, "task", "Taskfile.yml"), task_lines(ids, needs, args.declare_files))
     if "graph" in forms:
         os.makedirs(os.path.join(args.out, "floor"), exist_ok=True)
         with open(os.path.join(args.out, "floor", "graph.json"), "w", encoding="utf-8") as file:

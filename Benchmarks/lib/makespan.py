@@ -21,7 +21,6 @@ shows what each task took beyond its `sleep` (shell start, spawn, reaping), whic
     makespan.py --jobgraph PATH [--dags 5] [--tasks 40] [--jobs 2] [--seed 7] [--keep]
 """
 
-import argparse
 import json
 import os
 import random
@@ -31,6 +30,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import options  # noqa: E402
 
 TARGET = 1.10  # issue 7: within 10% of the lower bound once history exists
 
@@ -172,15 +174,12 @@ def run_jobgraph(jobgraph, folder, jobs, events, force):
     return measured_makespan(os.path.join(folder, events))
 
 
+def parser(shell=False, prog=None):
+    return options.parser(__doc__, ["jobgraph", "dags", "tasks", "jobs", "seed", "keep"], shell, prog)
+
+
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--jobgraph", required=True)
-    parser.add_argument("--dags", type=int, default=5)
-    parser.add_argument("--tasks", type=int, default=40)
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=7, help="seed of the first DAG; the others follow")
-    parser.add_argument("--keep", action="store_true", help="keep the work folder")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
 
     work = tempfile.mkdtemp(prefix="jobgraph-makespan-")
     rows = []

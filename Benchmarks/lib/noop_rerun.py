@@ -1,35 +1,28 @@
 #!/usr/bin/env python3
-"""No-op rerun: how long jobgraph, ninja and GNU make take to find that nothing needs doing.
+"""No-op rerun: how long jobgraph, ninja, GNU make and go-task take to find that nothing needs doing.
 
 The same layered graph (generate.py, fixed seed) in each tool's format, every task `touch out/ID` with
 its needs' outputs as inputs: jobgraph's tasks declare `inputs` and `outputs`, ninja's edges have
-implicit dependencies, make's rules prerequisites. Each tool first builds the graph (timed, for
-information), then reruns it `--runs` times; the figure is the median rerun. A rerun counts only if the
-tool exits 0 and no file in `out/` changed (so it really did no work).
+implicit dependencies, make's rules prerequisites, go-task's tasks `sources` and `generates`. Each tool
+first builds the graph (timed, for information), then reruns it `--runs` times, the tools in
+alternation; the figure is the median rerun. A rerun counts only if the tool exits 0 and no file in
+`out/` changed (so it really did no work).
 
-    noop_rerun.py --jobgraph PATH [--size 10000] [--runs 3] [--jobs 2] [--keep]
+    noop_rerun.py --jobgraph PATH [--size 10000] [--runs 3] [--jobs 2] [--tools jobgraph,ninja,make] [--keep]
 """
 
-import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure import scratch_folder  # noqa: E402
+import options  # noqa: E402
+from bench_graphs import commands  # noqa: E402
+from measure import measure, median, scratch_folder  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def commands(jobgraph, jobs):
-    return {
-        "jobgraph": [jobgraph, "run", "pipeline.yaml", "--jobs", str(jobs), "--progress", "plain"],
-        "ninja": ["ninja", f"-j{jobs}"],
-        "make": ["make", f"-j{jobs}", "-f", "Makefile", "all"],
-    }
+TOOLS = ("jobgraph", "ninja", "make", "task")  # the spawn loop has nothing to skip
 
 
 def snapshot(folder):
@@ -39,59 +32,74 @@ def snapshot(folder):
         return {entry.name: entry.stat().st_mtime_ns for entry in entries}
 
 
-def timed(command, folder):
-    began = time.perf_counter()
-    result = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    return time.perf_counter() - began, result
+def generate_graph(shape, size, work, tools):
+    """Writes the graph with declared files for `tools` into work/TOOL/."""
+    subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), "--shape", shape, "--size", str(size),
+                    "--out", work, "--forms", ",".join(tools), "--declare-files"], check=True)
+
+
+def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=False, label="no-op rerun"):
+    """Builds the graph generate_graph wrote in `work` with each tool, then reruns it `runs` times, the tools
+    in alternation. Returns ({tool: (first build s, median rerun s, reruns, largest rerun peak RSS MiB)} for
+    the tools whose every rerun was a true no-op, whether any tool failed)."""
+    tools = [tool for tool in tools if tool in TOOLS]
+    builds, before, reruns, rss = {}, {}, {tool: [] for tool in tools}, {tool: 0.0 for tool in tools}
+    failed = set()
+    for tool in tools:
+        folder = os.path.join(work, tool)
+        os.makedirs(os.path.join(folder, "out"), exist_ok=True)
+        result = measure(all_commands[tool], folder, timeout=timeout)
+        before[tool] = snapshot(folder)
+        if result.status != 0 or result.timed_out or len(before[tool]) != size:
+            print(f"{label}: {tool}'s first build exited {result.status} with {len(before[tool])} of "
+                  f"{size} outputs:\n{result.stderr_tail}", file=sys.stderr)
+            failed.add(tool)
+            continue
+        builds[tool] = result.seconds
+        print(f"  {label}: {tool:9} first build {result.seconds:.2f} s", file=sys.stderr, flush=True)
+    for _ in range(runs):
+        for tool in tools:
+            if tool in failed:
+                continue
+            folder = os.path.join(work, tool)
+            result = measure(all_commands[tool], folder, timeout=timeout, keep_stdout=True, peak_rss=peak_rss)
+            changed = sum(1 for name, mtime in snapshot(folder).items() if before[tool].get(name) != mtime)
+            if result.status != 0 or result.timed_out or changed:
+                print(f"{label}: {tool}'s rerun exited {result.status} and changed {changed} outputs:\n"
+                      f"{result.stdout[-1000:]}{result.stderr_tail[-1000:]}", file=sys.stderr)
+                failed.add(tool)
+                continue
+            if tool == "jobgraph":
+                # Plain progress names every task's end: all must be up to date.
+                ended = [line for line in result.stdout.splitlines() if "-> up-to-date" in line]
+                if len(ended) != size:
+                    print(f"{label}: jobgraph's rerun reported {len(ended)} of {size} tasks up to date",
+                          file=sys.stderr)
+                    failed.add(tool)
+                    continue
+            reruns[tool].append(result.seconds)
+            rss[tool] = max(rss[tool], result.peak_rss_mb)
+            memory = f", {result.peak_rss_mb:.0f} MB" if peak_rss else ""
+            print(f"  {label}: {tool:9} rerun {result.seconds:.3f} s{memory}", file=sys.stderr, flush=True)
+    figures = {tool: (builds[tool], median(reruns[tool]), reruns[tool], rss[tool])
+               for tool in tools if tool not in failed}
+    return figures, bool(failed)
+
+
+def parser(shell=False, prog=None):
+    return options.parser(__doc__, ["jobgraph", "size", "runs", "jobs", "tools", "dir", "keep"], shell, prog,
+                          tools="jobgraph,ninja,make")
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--jobgraph", required=True)
-    parser.add_argument("--size", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--dir", help="where the work folder goes (default: /dev/shm when writable, else the temporary folder)")
-    parser.add_argument("--keep", action="store_true", help="keep the work folder")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
+    tools = [tool for tool in args.tools if tool in TOOLS]
+    all_commands = commands(os.path.abspath(args.jobgraph), args.jobs)
 
     work = scratch_folder("jobgraph-noop-", args.dir)
-    subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), "--shape", "layered", "--size", str(args.size),
-                    "--out", work, "--forms", "jobgraph,ninja,make", "--declare-files"], check=True)
-    figures = {}
-    failed = False
     try:
-        for tool, command in commands(args.jobgraph, args.jobs).items():
-            folder = os.path.join(work, tool)
-            os.makedirs(os.path.join(folder, "out"), exist_ok=True)
-            build_time, result = timed(command, folder)
-            before = snapshot(folder)
-            if result.returncode != 0 or len(before) != args.size:
-                print(f"noop_rerun.py: {tool}'s first build exited {result.returncode} with {len(before)} of "
-                      f"{args.size} outputs:\n{result.stderr[-2000:]}", file=sys.stderr)
-                failed = True
-                continue
-            reruns = []
-            for _ in range(args.runs):
-                seconds, result = timed(command, folder)
-                changed = sum(1 for name, mtime in snapshot(folder).items() if before.get(name) != mtime)
-                if result.returncode != 0 or changed:
-                    print(f"noop_rerun.py: {tool}'s rerun exited {result.returncode} and changed {changed} outputs:\n"
-                          f"{result.stdout[-1000:]}{result.stderr[-1000:]}", file=sys.stderr)
-                    failed = True
-                    break
-                reruns.append(seconds)
-            if tool == "jobgraph" and reruns:
-                # Plain progress names every task's end: all must be up to date.
-                ended = [line for line in result.stdout.splitlines() if "-> up-to-date" in line]
-                if len(ended) != args.size:
-                    print(f"noop_rerun.py: jobgraph's rerun reported {len(ended)} of {args.size} tasks up to date",
-                          file=sys.stderr)
-                    failed = True
-            if len(reruns) == args.runs:
-                figures[tool] = (build_time, statistics.median(reruns), reruns)
-            print(f"== {tool}: first build {build_time:.2f}s, reruns " + ", ".join(f"{s:.3f}s" for s in reruns),
-                  file=sys.stderr)
+        generate_graph("layered", args.size, work, tools)
+        figures, failed = measure_noop(tools, all_commands, work, args.size, args.runs)
     finally:
         if args.keep:
             print(f"== kept {work}", file=sys.stderr)
@@ -103,11 +111,11 @@ def main(argv):
     print("| tool | first build s | no-op rerun s | jobgraph / tool |")
     print("|---|---|---|---|")
     mine = figures.get("jobgraph", (None, None))[1]
-    for tool in ("jobgraph", "ninja", "make"):
+    for tool in tools:
         if tool not in figures:
             print(f"| {tool} | – | – | – |")
             continue
-        build, rerun, _ = figures[tool]
+        build, rerun, _, _ = figures[tool]
         ratio = f"{mine / rerun:.1f}" if mine is not None and rerun > 0 else "–"
         print(f"| {tool} | {build:.2f} | {rerun:.3f} | {ratio} |")
     return 1 if failed else 0
