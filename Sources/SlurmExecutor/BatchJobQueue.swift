@@ -159,12 +159,16 @@ final class BatchJobQueue: Sendable {
                 guard !state.waiting.isEmpty, state.live.count < queueSize else { return [] }
                 if let next = state.nextSubmission, clock.now < next { return [] }
                 let room = queueSize - state.live.count
-                var count = 1
+                // The first waiting job, with every other waiting item of its fan-out (not only those next
+                // to it: another task's job queued between two items must not split the array).
+                var members = [0]
                 if let key = state.waiting[0].arrayKey {
-                    while count < min(room, state.waiting.count), state.waiting[count].arrayKey == key { count += 1 }
+                    for index in state.waiting.indices.dropFirst() where members.count < room && state.waiting[index].arrayKey == key {
+                        members.append(index)
+                    }
                 }
-                let group = Array(state.waiting.prefix(count))
-                state.waiting.removeFirst(count)
+                let group = members.map { state.waiting[$0] }
+                for index in members.reversed() { state.waiting.remove(at: index) }
                 if let submitRate { state.nextSubmission = clock.now + .milliseconds(Int64(1000 / submitRate)) }
                 return group
             }
