@@ -10,6 +10,10 @@ public enum Entrypoint {
     /// Blocks the signals a run reads through its event loop. Call first thing in `main`, before any
     /// thread exists, so that every later thread inherits the mask (see `SignalSet`).
     public static func prepareSignals() {
+        // A reader that goes away (`jobgraph run … | head -1`) must not kill jobgraph halfway through a run:
+        // its tasks and services would outlive it. Writing to the closed pipe fails with EPIPE instead, which
+        // the console takes quietly, and the run ends as usual.
+        ProcessSignal.pipe.ignoreInThisProcess()
         do {
             try SignalSet.runControl.blockInCallingThread()
         } catch {
