@@ -11,8 +11,8 @@ import TaskGraph
 /// The model is the same: one operation per task that runs, its `needs` as `addDependency` edges. A
 /// task starts only after its needs ended, so their operations exist, finished, when its own is made.
 /// An operation is let go once its task ended and every dependent's operation (which holds it as a
-/// dependency) was made, or that dependent ended without one; what stays alive is the frontier of the
-/// run, not the whole graph.
+/// dependency) was made, or that dependent ended without one; the runner drops a finished operation's
+/// own dependencies, so that what stays alive is the frontier of the run, not the whole graph.
 struct LiveOperations {
     private enum Life: UInt8 {
         case notMade, live, ended
