@@ -151,8 +151,8 @@ extension Runner {
             // for its flush (see `ObserverHub.drain`); queued later, a kill right after could lose it.
             history?.ended(book.tasks[index].id, state: own.to, attempts: own.to == .upToDate ? 0 : book.attempts[index],
                            duration: own.to == .upToDate ? nil : duration, exitCode: exitCode, answer: book.answers[index])
-            // Its last use: held to the end of the run, the answers (with each definition's canonical text)
-            // were a third of what a 100,000-task run's memory grew by while it ran.
+            // Its last use: held to the end of the run, an answer per task (with its definition's canonical
+            // text) made the run's memory grow with every task that ended.
             book.answers[index] = nil
             let rest = Array(transitions.dropFirst())
             emit(rest, in: &book)
