@@ -7,7 +7,7 @@ import Glibc
 
 /// Runs `jobgraph` with the process's arguments and exits with the contract's status.
 public enum Entrypoint {
-    /// Blocks the signals a run reads through its event loop. Call first thing in `main`, before any
+    /// Blocks the signals a run reads through its event loop, and SIGCHLD. Call first thing in `main`, before any
     /// thread exists, so that every later thread inherits the mask (see `SignalSet`).
     public static func prepareSignals() {
         // A reader that goes away (`jobgraph run … | head -1`) must not kill jobgraph halfway through a run:
@@ -16,6 +16,7 @@ public enum Entrypoint {
         ProcessSignal.pipe.ignoreInThisProcess()
         do {
             try SignalSet.runControl.blockInCallingThread()
+            try SignalSet.childExits.blockInCallingThread()
         } catch {
             Console.standardError.write(line: "warning: cannot block signals: \(error)")
         }
