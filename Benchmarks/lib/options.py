@@ -31,6 +31,16 @@ def positive_int(text):
     return value
 
 
+def whole_number(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is negative")
+    return value
+
+
 def positive_float(text):
     try:
         value = float(text)
@@ -96,6 +106,11 @@ OPTIONS = {
     # filters.sh
     "cases": dict(type=comma_list(), default="sepia,blur,resize,copy", help="filter cases, comma-separated"),
     "formats": dict(type=comma_list(("jpeg", "png")), default="jpeg", help="image formats, comma-separated"),
+    # slurm.sh (also --jobs)
+    "noop": dict(type=whole_number, default=1000, help="independent no-op tasks in the first graph (0 skips it)"),
+    "sleepers": dict(type=whole_number, default=200, help="independent `sleep 0.5` tasks in the second graph (0 skips it)"),
+    "modes": dict(type=comma_list(("allocation", "jobs")), default="allocation,jobs",
+                  help="Slurm modes to measure, comma-separated"),
     # soak.sh (also --tasks, --jobs, --seed)
     "kills": dict(type=positive_int, default=200, help="how many times jobgraph is killed"),
     "task_sleep": dict(type=positive_float, default=0.02, help="seconds each task sleeps between reading and writing"),
