@@ -21,24 +21,22 @@ import shlex
 import sys
 
 
-def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a positive number")
-    return value
+def at_least(minimum, name):
+    """A type for whole numbers no smaller than `minimum`, called `name` in messages."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a {name}")
+        return value
+    parse.__name__ = name
+    return parse
 
 
-def whole_number(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"'{text}' is negative")
-    return value
+positive_int = at_least(1, "positive number")
+whole_number = at_least(0, "whole number")
 
 
 def positive_float(text):
