@@ -127,6 +127,7 @@ struct SlurmRunTests {
               family: {run: "setsid sh -c 'exec sleep 300.\(marker)1' & sleep 300.\(marker)2"}
               other: {run: "sleep 300.\(marker)3"}
               after: {needs: [family], run: "touch after.ran"}
+              cleanup: {needs: [family], when: always, run: "test -n \\"$SLURM_JOB_ID\\" && touch cleanup.ran"}
             """, to: "p.yaml")
         let running = try JobGraphBinary.start(
             ["run", "p.yaml", "--jobs", "2", "--events", "events.jsonl", "--executor", "slurm", "--slurm-mode", mode.rawValue],
@@ -140,6 +141,9 @@ struct SlurmRunTests {
         #expect(outcome.status == 130, "\(outcome.standardOutput)\n\(outcome.standardError)")
         #expect(outcome.outputLines.contains { $0.hasPrefix("slurm: cancelled") && $0.contains("one scancel") }, "\(outcome.outputLines)")
         #expect(!directory.exists("after.ran"))
+        // Contract (SIGINT): `when: always` tasks still run after Ctrl-C, on the cluster, and only then is
+        // everything of the run cancelled.
+        #expect(directory.exists("cleanup.ran"), "the when: always task did not run on the cluster")
         #expect(await eventually(within: .seconds(30)) {
             (try? LocalSlurmCluster.client("squeue", ["--noheader"]))?.isEmpty == true
         }, "jobs or steps left in squeue")
