@@ -89,7 +89,7 @@ public final class SlurmExecutor: TaskExecutor {
             throw SlurmSetupError(["Slurm refused the run's allocation (salloc \(arguments.joined(separator: " "))): \(output.message)"])
         }
         allocation.withLock { $0 = job }
-        guard Self.tasksFitWorkers(graph) else {
+        guard graph.pipeline.slurmRunsInWorkerSteps else {
             return "slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); each task runs as a job step in it"
         }
         let marker = "jobgraph-" + String(UInt64.random(in: 1...UInt64.max), radix: 36)
@@ -104,16 +104,6 @@ public final class SlurmExecutor: TaskExecutor {
         }
         workers.withLock { $0 = started }
         return "slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); \(started.count) worker steps in it run the tasks"
-    }
-
-    /// Whether every cluster task can run in a worker step: none asks for `srun` arguments of its own or
-    /// is a `parallel` group (which may hold several slots' CPUs); otherwise each task gets its own step,
-    /// since workers hold the allocation's CPUs for the whole run.
-    static func tasksFitWorkers(_ graph: TaskGraph) -> Bool {
-        graph.pipeline.tasks.filter(runsOnCluster).allSatisfy { task in
-            guard case .run = task.action else { return false }
-            return (graph.pipeline.slurm(for: task).srunArgs ?? []).isEmpty
-        }
     }
 
     /// `salloc: Granted job allocation 1234` → `1234`.

@@ -25,11 +25,12 @@ enum TaskScript {
     ///
     /// It reads one request a line from standard input: `run KEY FILE` starts the task file `FILE` in a
     /// session of its own (its process group, as a local task has), stdin from `/dev/null`, stderr into
-    /// stdout; when it ends, what is left in its group is killed, as locally, and `MARKER end KEY STATUS`
+    /// stdout; when it ends (dash's "Terminated" note about it silenced: a local task has none), what is
+    /// left in its group is killed, as locally, and `MARKER end KEY STATUS`
     /// follows its last output line. `sig GROUP SIGNAL` signals a task's process group (timeouts, Ctrl-C,
     /// Ctrl-Z). At end of input it waits for its tasks and exits, which ends the step.
     static let workerProgram = #"n=$1; while IFS= read -r l; do v=${l%% *}; r=${l#* }; a=${r%% *}; b=${r#* }; case $v in "#
-        + #"run) { setsid /bin/sh "$b" </dev/null 2>&1 & p=$!; wait $p; s=$?; kill -KILL -- -$p 2>/dev/null; echo "$n end $a $s"; } & ;; "#
+        + #"run) { setsid /bin/sh "$b" </dev/null 2>&1 & p=$!; wait $p 2>/dev/null; s=$?; kill -KILL -- -$p 2>/dev/null; echo "$n end $a $s"; } & ;; "#
         + #"sig) kill -s "$b" -- "-$a" 2>/dev/null ;; esac; done; wait"#
 
     /// The SLURM_ variables a task in a worker step sees, as in a step of its own (its step id is the worker's).
