@@ -7,10 +7,12 @@ import TaskGraph
 /// Runs tasks' commands on a Slurm cluster, while jobgraph keeps the graph, the rules and the events.
 ///
 /// `allocation` mode obtains one allocation for the run (`salloc --no-shell`, sized from `--jobs`) and
-/// runs each attempt as a job step, `srun --jobid=… --exact -n1`, through the local executor: the local
-/// `srun` process carries the step's output back live, and jobgraph's own timeouts and signals stop it.
-/// The Plan starts a task only when one of its `--jobs` slots is free, and the allocation has a slot's
-/// CPUs for each, so a step never queues inside the allocation waiting for the controller's next pass.
+/// starts one long-lived worker step per slot in it (`StepWorker`), which runs the attempts it is handed
+/// without an `srun` each. A run with a `parallel` task or `srun_args` runs each attempt as a job step of
+/// its own instead, `srun --jobid=… --exact -n1`, through the local executor: the local `srun` process
+/// carries the step's output back live, and jobgraph's own timeouts and signals stop it. The Plan starts
+/// a task only when one of its `--jobs` slots is free, and the allocation has a slot's CPUs for each, so
+/// a step never queues inside the allocation waiting for the controller's next pass.
 /// `jobs` mode submits one batch job per attempt (`BatchJobQueue`).
 ///
 /// What is not a cluster command stays here: built-in downloads and filters, conditions and hooks
