@@ -59,7 +59,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Where tasks run: local or slurm (default: the file's 'executor', else local).")
     var executor: ExecutorKind?
 
-    @Option(help: "With slurm: allocation (one allocation, a job step per task) or jobs (a batch job per task).")
+    @Option(help: "With slurm: allocation (one allocation, worker steps in it run the tasks) or jobs (a batch job per task).")
     var slurmMode: SlurmMode?
 
     func validate() throws {

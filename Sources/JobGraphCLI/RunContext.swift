@@ -118,10 +118,11 @@ final class RunContext {
         async let summary = runner.run()
         await ObserverHub.drain(runner.events, into: observers, beforeDelivering: { recorder.flush() })
         var result = await summary
+        // Before the sweep: the Slurm executor's worker steps end here, and are not processes left behind.
+        let slurmNotes = slurm?.finish() ?? []
         result.leftBehind = stopLeftBehindProcesses(grace: configuration.terminationGrace)
         control.detach()
         control.onStop = nil
-        let slurmNotes = slurm?.finish() ?? []
         for problem in recorder.finish(result, endTime: Date()) {
             Console.standardError.write(line: "warning: \(problem)")
         }

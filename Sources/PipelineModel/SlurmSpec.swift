@@ -109,4 +109,18 @@ extension Pipeline {
         if let queue = task.queue.flatMap({ self.queue(named: $0.value) }) { spec = spec.overridden(by: queue.slurm) }
         return spec.overridden(by: task.slurm)
     }
+
+    /// Whether allocation mode runs the tasks in long-lived worker steps, one per `--jobs` slot: when no
+    /// task that runs on the cluster is a `parallel` group (it may hold several slots' CPUs) or has
+    /// `srun_args`. Otherwise each task gets a job step of its own, since workers hold their CPUs all run.
+    public var slurmRunsInWorkerSteps: Bool {
+        tasks.allSatisfy { task in
+            guard task.service == nil else { return true }
+            switch task.action {
+            case .download, .filter: return true
+            case .parallel: return false
+            case .run: return (slurm(for: task).srunArgs ?? []).isEmpty
+            }
+        }
+    }
 }

@@ -42,7 +42,8 @@ public struct PlanPrinter: Sendable {
         switch slurmMode {
         case .allocation:
             let cpus = graph.nodes.map { graph.pipeline.slurm(for: $0.spec).cpus ?? 1 }.max() ?? 1
-            return ["on Slurm, allocation mode: salloc --no-shell \(spec.allocationArguments(jobs: jobs, cpusPerTask: cpus).joined(separator: " ")); each task a step (srun --exact -n1)"]
+            return ["on Slurm, allocation mode: salloc --no-shell \(spec.allocationArguments(jobs: jobs, cpusPerTask: cpus).joined(separator: " "))"
+                + (graph.pipeline.slurmRunsInWorkerSteps ? "; a worker step per slot runs the tasks (srun --exact -n1)" : "; each task a step (srun --exact -n1)")]
         case .jobs:
             return ["on Slurm, jobs mode: one sbatch per task, at most \(spec.queueSize ?? 100) queued at once"]
         }

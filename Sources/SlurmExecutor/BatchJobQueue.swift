@@ -55,15 +55,6 @@ final class BatchJobQueue: Sendable {
             queue.async { reporter.finished(.failed(exitCode: nil, reason: "cannot prepare the Slurm job: \(error)")) }
             return failed
         }
-        if let timeout = work.timeout {
-            let timer = DispatchWorkItem { [weak job, weak self] in
-                guard let job, let self else { return }
-                job.state.withLock { $0.timedOut = true }
-                self.cancel(job)
-            }
-            job.state.withLock { $0.timer = timer }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
-        }
         state.withLock { $0.waiting.append(job) }
         // A short pause lets the items of a fan-out that start together gather into one array.
         schedulePass(after: 0.02)
@@ -135,6 +126,14 @@ final class BatchJobQueue: Sendable {
             return ids
         }
         if !cancels.isEmpty { _ = try? cluster.scancel.run(cancels) }  // a job already ended needs no cancel
+        // A timed-out job ends with its `scancel`, as a local one ends with its SIGKILL, not a poll or two
+        // later: Slurm kills what is left of it on the node.
+        let timedOut = state.withLock { state -> [BatchJob] in
+            let jobs = cancels.compactMap { id in state.live[id].flatMap { $0.state.withLock(\.timedOut) ? $0 : nil } }
+            for id in cancels where jobs.contains(where: { $0 === state.live[id] }) { state.live.removeValue(forKey: id) }
+            return jobs
+        }
+        for job in timedOut { job.finish(slurmState: "CANCELLED", reason: nil) }
         var changed = !cancels.isEmpty
         changed = submitWaiting() || changed
         changed = poll() || changed
@@ -251,6 +250,7 @@ final class BatchJobQueue: Sendable {
         var ended: [(BatchJob, String?, String?)] = []
         for (id, job) in live {
             if let status = seen[id], Self.liveStates.contains(status.state) {
+                if status.state == "RUNNING" { armTimeout(job) }
                 job.forwardOutput(final: false)
                 continue
             }
@@ -259,6 +259,25 @@ final class BatchJobQueue: Sendable {
         }
         for (job, slurmState, reason) in ended { job.finish(slurmState: slurmState, reason: reason) }
         return !ended.isEmpty
+    }
+
+    /// Starts jobgraph's own timeout of a job once it runs, counted from when its script began (the status
+    /// file's first line), as a local task's is counted from its start, not from its submission.
+    private func armTimeout(_ job: BatchJob) {
+        guard let timeout = job.work.timeout else { return }
+        let start = (try? FileManager.default.attributesOfItem(atPath: job.statusFile))?[.modificationDate] as? Date
+        guard let start else { return }  // not begun yet (a job runs briefly before its script): next poll
+        let timer = DispatchWorkItem { [weak job, weak self] in
+            guard let job, let self else { return }
+            job.state.withLock { $0.timedOut = true }
+            self.cancel(job)
+        }
+        let armed = job.state.withLock { state -> Bool in
+            guard state.timer == nil, !state.isDone else { return false }
+            state.timer = timer
+            return true
+        }
+        if armed { DispatchQueue.global().asyncAfter(deadline: .now() + max(0, timeout + start.timeIntervalSinceNow), execute: timer) }
     }
 
     /// States in which a job has not ended (its script may still write).

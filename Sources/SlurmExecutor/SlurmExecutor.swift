@@ -7,10 +7,12 @@ import TaskGraph
 /// Runs tasks' commands on a Slurm cluster, while jobgraph keeps the graph, the rules and the events.
 ///
 /// `allocation` mode obtains one allocation for the run (`salloc --no-shell`, sized from `--jobs`) and
-/// runs each attempt as a job step, `srun --jobid=… --exact -n1`, through the local executor: the local
-/// `srun` process carries the step's output back live, and jobgraph's own timeouts and signals stop it.
-/// The Plan starts a task only when one of its `--jobs` slots is free, and the allocation has a slot's
-/// CPUs for each, so a step never queues inside the allocation waiting for the controller's next pass.
+/// starts one long-lived worker step per slot in it (`StepWorker`), which runs the attempts it is handed
+/// without an `srun` each. A run with a `parallel` task or `srun_args` runs each attempt as a job step of
+/// its own instead, `srun --jobid=… --exact -n1`, through the local executor: the local `srun` process
+/// carries the step's output back live, and jobgraph's own timeouts and signals stop it. The Plan starts
+/// a task only when one of its `--jobs` slots is free, and the allocation has a slot's CPUs for each, so
+/// a step never queues inside the allocation waiting for the controller's next pass.
 /// `jobs` mode submits one batch job per attempt (`BatchJobQueue`).
 ///
 /// What is not a cluster command stays here: built-in downloads and filters, conditions and hooks
@@ -28,6 +30,11 @@ public final class SlurmExecutor: TaskExecutor {
     private let cancelled = Locked(false)
     private let notes = Locked<[String]>([])
     private let batch: BatchJobQueue?
+    private let environment: [String: String]
+    /// Allocation mode: the long-lived steps that run plain tasks (`StepWorker`).
+    private let workers = Locked<[StepWorker]>([])
+    /// Ctrl-C or SIGTERM came: the summary says the allocation was cancelled, not released.
+    private let interrupted = Locked(false)
 
     /// - Parameters:
     ///   - local: runs what stays on this machine, and in allocation mode the local `srun` of each step.
@@ -39,6 +46,7 @@ public final class SlurmExecutor: TaskExecutor {
         self.mode = mode
         self.jobs = jobs
         self.local = local
+        self.environment = environment
         workDirectory = stateDirectory + "/slurm"
         var specs: [String: SlurmSpec] = [:]
         for task in graph.pipeline.tasks { specs[task.id.rawValue] = graph.pipeline.slurm(for: task) }
@@ -83,7 +91,21 @@ public final class SlurmExecutor: TaskExecutor {
             throw SlurmSetupError(["Slurm refused the run's allocation (salloc \(arguments.joined(separator: " "))): \(output.message)"])
         }
         allocation.withLock { $0 = job }
-        return "slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); each task runs as a job step in it"
+        guard graph.pipeline.slurmRunsInWorkerSteps else {
+            return "slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); each task runs as a job step in it"
+        }
+        let marker = "jobgraph-" + String(UInt64.random(in: 1...UInt64.max), radix: 36)
+        var started: [StepWorker] = []
+        for index in 0..<jobs {
+            do {
+                started.append(try StepWorker(index: index, job: job, cpus: cpus, srun: cluster.srun, marker: marker,
+                                              directory: workDirectory, local: local, environment: environment))
+            } catch {
+                break  // the tasks that find no worker get steps of their own
+            }
+        }
+        workers.withLock { $0 = started }
+        return "slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); \(started.count) worker steps in it run the tasks"
     }
 
     /// `salloc: Granted job allocation 1234` → `1234`.
@@ -110,6 +132,13 @@ public final class SlurmExecutor: TaskExecutor {
     /// A job step in the allocation, run by a local `srun`.
     private func startStep(_ work: TaskWork, commands: [String], concurrently: Bool, spec: SlurmSpec, statusFile: String,
                            reporter: TaskReporter) throws -> any TaskExecution {
+        if !concurrently {
+            for worker in workers.withLock({ $0 }) {
+                if let task = worker.run(work, commands: commands, concurrently: false, statusFile: statusFile, reporter: reporter) {
+                    return task
+                }
+            }
+        }
         guard let job = allocation.withLock({ $0 }), !cancelled.withLock({ $0 }) else {
             throw SlurmSetupError(["the run's Slurm allocation is gone (cancelled)"])
         }
@@ -154,15 +183,21 @@ public final class SlurmExecutor: TaskExecutor {
         return .failed(exitCode: code, reason: "the Slurm step was stopped")
     }
 
-    /// Stops everything of the run on the cluster in one `scancel` (Ctrl-C, SIGTERM). Safe from any thread.
+    /// Ctrl-C, SIGTERM. Safe from any thread. Jobs mode: stops every job of the run in one `scancel`.
+    /// Allocation mode: the Runner stops the executing tasks as it stops local ones, and the allocation
+    /// stays until `finish()`, so that `when: always` tasks still run in it (contract: SIGINT).
     public func cancelRun() {
-        cancelEverything(verb: "cancelled")
+        interrupted.withLock { $0 = true }
+        if batch != nil { cancelEverything(verb: "cancelled") }
     }
 
     /// Releases the allocation, or cancels what is left of the batch jobs, after the run.
     /// - Returns: lines for the summary: what was cancelled or released, and how.
     public func finish() -> [String] {
-        cancelEverything(verb: "released")
+        let workers = self.workers.withLock { $0 }
+        for worker in workers { worker.close() }
+        for worker in workers { worker.waitForEnd(seconds: 5) }
+        cancelEverything(verb: interrupted.withLock { $0 } ? "cancelled" : "released")
         return notes.withLock { $0 }
     }
 

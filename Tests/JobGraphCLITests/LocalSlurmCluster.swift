@@ -1,6 +1,9 @@
 import Foundation
 import JobGraphTestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A one-node Slurm cluster of its own for a suite: `scripts/slurm-local.sh up` before the suite's tests,
 /// `down` after them. Its folder, ports and node name differ from the script's defaults, so a cluster a
@@ -23,10 +26,23 @@ struct LocalSlurmCluster: SuiteTrait, TestScoping {
     var isRecursive: Bool { false }
 
     func provideScope(for test: Test, testCase: Test.Case?, performing function: () async throws -> Void) async throws {
+        let lock = try await Self.waitForOtherSuites()
+        defer { close(lock) }
         let up = try Self.script("up")
         try #require(up.status == 0, "scripts/slurm-local.sh up failed: \(up.output)")
         defer { _ = try? Self.script("down") }  // a cluster that will not stop is seen by the next `up`
         try await function()
+    }
+
+    /// Suites of other test processes on this machine (another checkout's `swift test`) use the same
+    /// folder, port and node: one cluster at a time, or one suite's `down` stops the other's daemons.
+    /// - Returns: the lock's descriptor; closing it lets the next suite go.
+    private static func waitForOtherSuites() async throws -> Int32 {
+        // Close-on-exec: the daemons `up` starts must not hold the lock after the suite.
+        let descriptor = open(directory + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        try #require(descriptor >= 0, "cannot open \(directory).lock: \(String(cString: strerror(errno)))")
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 { try await Task.sleep(for: .milliseconds(200)) }
+        return descriptor
     }
 
     private static func script(_ command: String) throws -> (status: Int32, output: String) {

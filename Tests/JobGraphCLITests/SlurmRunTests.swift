@@ -127,6 +127,7 @@ struct SlurmRunTests {
               family: {run: "setsid sh -c 'exec sleep 300.\(marker)1' & sleep 300.\(marker)2"}
               other: {run: "sleep 300.\(marker)3"}
               after: {needs: [family], run: "touch after.ran"}
+              cleanup: {needs: [family], when: always, run: "test -n \\"$SLURM_JOB_ID\\" && touch cleanup.ran"}
             """, to: "p.yaml")
         let running = try JobGraphBinary.start(
             ["run", "p.yaml", "--jobs", "2", "--events", "events.jsonl", "--executor", "slurm", "--slurm-mode", mode.rawValue],
@@ -140,12 +141,69 @@ struct SlurmRunTests {
         #expect(outcome.status == 130, "\(outcome.standardOutput)\n\(outcome.standardError)")
         #expect(outcome.outputLines.contains { $0.hasPrefix("slurm: cancelled") && $0.contains("one scancel") }, "\(outcome.outputLines)")
         #expect(!directory.exists("after.ran"))
+        // Contract (SIGINT): `when: always` tasks still run after Ctrl-C, on the cluster, and only then is
+        // everything of the run cancelled.
+        #expect(directory.exists("cleanup.ran"), "the when: always task did not run on the cluster")
         #expect(await eventually(within: .seconds(30)) {
             (try? LocalSlurmCluster.client("squeue", ["--noheader"]))?.isEmpty == true
         }, "jobs or steps left in squeue")
         #expect(await eventually(within: .seconds(30)) {
             ["1", "2", "3"].allSatisfy { ProcessTable.living(withArgument: "300.\(marker)\($0)").isEmpty }
         }, "a task's process outlived the run on the node")
+    }
+
+    @Test func aParallelGroupRunsInAStepOfItsOwn() async throws {
+        // A `parallel` group may hold several slots' CPUs, so a run with one starts no worker steps: every
+        // task is a step of its own, and the run still tells the local story.
+        let pipeline = """
+            version: 1
+            tasks:
+              both: {parallel: ["echo left", "echo right"]}
+              then: {needs: [both], run: "echo then"}
+            """
+        let (_, slurm) = try await Self.expectSameRun(pipeline, ["--jobs", "2"], mode: .allocation)
+        #expect(slurm.outcome.status == 0)
+        #expect(slurm.outcome.outputLines.contains("both | left") && slurm.outcome.outputLines.contains("then | then"))
+        #expect(slurm.outcome.errorLines.contains { $0.hasSuffix("each task runs as a job step in it") }, "\(slurm.outcome.errorLines)")
+        #expect(Set(slurm.slurmJobs).count == 2, "\(slurm.slurmJobs)")
+    }
+
+    @Test func ctrlZStopsTheTasksOnTheNodeAndFgContinuesThem() async throws {
+        // As JobControlTests, in allocation mode: the worker steps stop and continue the tasks' process groups.
+        let directory = try ScratchDirectory("jobgraph-slurm")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            tasks:
+              loop: {run: "ps -o pgid= -p $$ > loop.group; until [ -e go ]; do sleep 0.01; done; echo finished"}
+              family: {run: "ps -o pgid= -p $$ > family.group; sh -c 'until [ -e go ]; do sleep 0.01; done' & wait; echo finished"}
+            """, to: "p.yaml")
+        let running = try JobGraphBinary.start(
+            ["run", "p.yaml", "--jobs", "2", "--events", "events.jsonl", "--executor", "slurm", "--slurm-mode", "allocation"],
+            in: directory, environment: LocalSlurmCluster.environment)
+        func group(_ task: String) -> pid_t? { pid_t((directory.read("\(task).group") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(await eventually(within: .seconds(30)) { group("loop") != nil && group("family") != nil })
+        let groups = try ["loop", "family"].map { try #require(group($0)) }
+        #expect(await eventually { ProcessTable.states(inGroup: groups[1]).count >= 2 })
+
+        running.send(SIGTSTP)
+        #expect(await eventually {
+            ProcessTable.state(of: running.pid) == "T"
+                && groups.allSatisfy { group in
+                    let members = ProcessTable.states(inGroup: group)
+                    // "D": dash vforks; a parent whose child was stopped before its exec waits for it, stopped as well.
+                    return !members.isEmpty && members.values.allSatisfy { $0 == "T" || $0 == "D" }
+                }
+        }, "jobgraph \(ProcessTable.state(of: running.pid).map(String.init) ?? "-"), groups \(groups.map { ProcessTable.states(inGroup: $0) })")
+        try directory.write("", to: "go")
+        #expect(groups.allSatisfy { !ProcessTable.states(inGroup: $0).isEmpty }, "a stopped task went on and ended")
+
+        running.send(SIGCONT)
+        #expect(await eventually { ProcessTable.state(of: running.pid) != "T" })
+        let outcome = try await running.finish(within: .seconds(60))
+        #expect(outcome.status == 0, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        #expect(outcome.outputLines.contains("loop | finished"))
+        #expect(outcome.outputLines.contains("family | finished"))
     }
 
     @Test func aRunTheClusterCannotTakeIsRefusedBeforeAnythingRuns() async throws {
