@@ -169,6 +169,12 @@ struct NodeDecoder {
         return nil
     }
 
+    /// Whether the node is a scalar other than null: what `scalarList` accepts as an item.
+    static func isText(_ node: YAMLNode) -> Bool {
+        if case .scalar(let scalar) = node.content { return scalar.value != .null }
+        return false
+    }
+
     /// The scalars of a list, or of a single scalar standing for a list of one.
     mutating func scalarList(_ node: YAMLNode, expected: String, for key: String) -> [YAMLNode]? {
         let items: [YAMLNode]
@@ -187,7 +193,7 @@ struct NodeDecoder {
         scalars.reserveCapacity(items.count)
         var isValid = true
         for item in items {
-            if let scalar = item.scalar, scalar.value != .null {
+            if Self.isText(item) {
                 scalars.append(item)
             } else {
                 error("expected \(expected) for '\(key)', found \(Self.found(item)) in the list", at: item)

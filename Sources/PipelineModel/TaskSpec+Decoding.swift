@@ -132,7 +132,14 @@ extension TaskSpec {
     /// `needs:` as located ids; a `defaults` entry naming the task itself is dropped for that task,
     /// so `defaults: {needs: [setup]}` does not make `setup` wait for itself.
     private static func decodeNeeds(_ node: YAMLNode, of id: String, isDefault: Bool, decoder: inout NodeDecoder) -> [Located<TaskID>] {
-        guard let names = decoder.scalarList(node, expected: "a list of task ids", for: "needs") else { return [] }
+        let names: [YAMLNode]
+        if case .sequence(let items) = node.content, items.allSatisfy(NodeDecoder.isText) {
+            // The usual list of ids is read in place; `scalarList` copies it and reports the unusual.
+            names = items
+        } else {
+            guard let checked = decoder.scalarList(node, expected: "a list of task ids", for: "needs") else { return [] }
+            names = checked
+        }
         var needs: [Located<TaskID>] = []
         needs.reserveCapacity(names.count)
         // Most tasks need a few others: a linear scan beats hashing until the list grows long.
