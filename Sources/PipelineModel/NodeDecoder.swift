@@ -77,7 +77,7 @@ struct NodeDecoder {
 
     /// A scalar's text as written (`1`, `yes` and `true` alike); `nil` for null or a collection.
     mutating func text(_ node: YAMLNode, expected: String = "a string", for key: String) -> String? {
-        if let scalar = node.scalar, scalar.value != .null { return scalar.text }
+        if let scalar = node.scalar, !scalar.isNull { return scalar.text }
         error("expected \(expected) for '\(key)', found \(Self.found(node))", at: node)
         return nil
     }
@@ -138,7 +138,7 @@ struct NodeDecoder {
 
     /// Seconds, from `90`, `1.5`, `90s`, `10m`, `1h30m`; `positive` refuses zero.
     mutating func duration(_ node: YAMLNode, for key: String, positive: Bool = false) -> Double? {
-        guard let scalar = node.scalar, scalar.value != .null else {
+        guard let scalar = node.scalar, !scalar.isNull else {
             error("expected a duration for '\(key)', found \(Self.found(node))", at: node)
             return nil
         }
@@ -158,7 +158,7 @@ struct NodeDecoder {
         _ node: YAMLNode, for key: String, noun: String
     ) -> Choice? where Choice.RawValue == String {
         let names = Choice.allCases.map(\.rawValue)
-        guard let scalar = node.scalar, scalar.value != .null else {
+        guard let scalar = node.scalar, !scalar.isNull else {
             error("expected one of \(Suggestion.list(names)) for '\(key)', found \(Self.found(node))", at: node)
             return nil
         }
@@ -171,14 +171,14 @@ struct NodeDecoder {
 
     /// Whether the node is a scalar other than null: what `scalarList` accepts as an item.
     static func isText(_ node: YAMLNode) -> Bool {
-        if case .scalar(let scalar) = node.content { return scalar.value != .null }
+        if case .scalar(let scalar) = node.content { return !scalar.isNull }
         return false
     }
 
     /// The scalars of a list, or of a single scalar standing for a list of one.
     mutating func scalarList(_ node: YAMLNode, expected: String, for key: String) -> [YAMLNode]? {
         let items: [YAMLNode]
-        if let scalar = node.scalar, scalar.value == .null {
+        if let scalar = node.scalar, scalar.isNull {
             error("expected \(expected) for '\(key)', found \(Self.found(node))", at: node)
             return nil
         } else if node.scalar != nil {
@@ -220,7 +220,7 @@ struct NodeDecoder {
     /// Templates of a list (or of a single string); `nil` after any problem.
     mutating func templateList(_ node: YAMLNode, expected: String, for key: String, item: ItemScope, allowsEmpty: Bool = true) -> [Template]? {
         // The common single command skips building a list of one node.
-        if case .scalar(let scalar) = node.content, scalar.value != .null, !scalar.text.isEmpty {
+        if case .scalar(let scalar) = node.content, !scalar.isNull, !scalar.text.isEmpty {
             return TemplateParser.parse(scalar.text, in: node, item: item, decoder: &self).map { [$0] }
         }
         guard let items = scalarList(node, expected: expected, for: key) else { return nil }

@@ -24,7 +24,8 @@ struct SourceText {
     /// Where each non-overlapping `{{` of the scalar is written, or `nil` when that cannot be told exactly.
     func openingLocations(in node: YAMLNode, expectedCount: Int) -> [SourceLocation]? {
         guard !isUTF16, let scalar = node.scalar, let end = scalar.end,
-              var offset = byteOffset(of: node.location), let endOffset = byteOffset(of: end), offset <= endOffset
+              var offset = byteOffset(line: node.location.line, column: node.location.column),
+              let endOffset = byteOffset(line: end.line, column: end.column), offset <= endOffset
         else { return nil }
         var line = node.location.line, column = node.location.column
         func advance() {
@@ -55,17 +56,17 @@ struct SourceText {
     }
 
     /// The byte offset of a 1-based line and column (columns count Unicode scalars, as libyaml's do).
-    private func byteOffset(of location: SourceLocation) -> Int? {
+    private func byteOffset(line: Int, column targetColumn: Int) -> Int? {
         let lineStarts = lines.starts
-        guard location.line >= 1, location.line <= lineStarts.count, location.column >= 1 else { return nil }
-        let start = lineStarts[location.line - 1]
+        guard line >= 1, line <= lineStarts.count, targetColumn >= 1 else { return nil }
+        let start = lineStarts[line - 1]
         if lines.isASCII {
-            let offset = start + location.column - 1
+            let offset = start + targetColumn - 1
             return offset <= bytes.count ? offset : nil
         }
         // Walking the line costs its length; only files with non-ASCII text take this path.
         var offset = start, column = 1
-        while column < location.column {
+        while column < targetColumn {
             guard offset < bytes.count else { return nil }
             offset += 1
             while offset < bytes.count, bytes[offset] & 0xC0 == 0x80 { offset += 1 }

@@ -30,6 +30,9 @@ extension TaskSpec {
         }
 
         var isAction: Bool { bit & Self.actionBits != 0 }
+
+        /// The bit of `foreach`, which is decoded before the other keys.
+        static let foreachBit: UInt64 = TaskSpec.keys.index(of: "foreach").map { 1 << UInt64($0) } ?? 0
     }
 
     /// Decodes one task from its own fields and the `defaults` fields it did not set.
@@ -44,7 +47,7 @@ extension TaskSpec {
 
         // `foreach` first: whether `{{ item }}` is defined in the other fields depends on it.
         var item = ItemScope.none
-        if let field = fields.first(where: { $0.key == "foreach" }), field.entry.value.scalar?.value != .null {
+        if let field = fields.first(where: { $0.bit == Field.foreachBit }), field.entry.value.scalar?.isNull != true {
             let value = field.entry.value
             // Judge the shape even if the content is wrong, so one mistake does not cascade into
             // an "item is not defined" error at every use.
@@ -54,7 +57,7 @@ extension TaskSpec {
 
         var actionField: Field?
         var serviceField: Field?
-        for index in fields.indices where fields[index].key != "foreach" {
+        for index in fields.indices where fields[index].bit != Field.foreachBit {
             let key = fields[index].key, value = fields[index].entry.value
             func owner() -> String { fields[index].isDefault ? "'defaults'" : "task '\(id)'" }
             if fields[index].isAction {
@@ -71,7 +74,7 @@ extension TaskSpec {
                 continue
             }
             // Null means "not set", so a task can turn off a value it would take from `defaults`.
-            if value.scalar?.value == .null { continue }
+            if value.scalar?.isNull == true { continue }
             switch key {
             case "description":
                 task.description = decoder.text(value, for: key)
@@ -173,7 +176,7 @@ extension Foreach {
             var firstSeen: [String: SourceLocation] = [:]
             var isValid = true
             for element in list {
-                guard let scalar = element.scalar, scalar.value != .null else {
+                guard let scalar = element.scalar, !scalar.isNull else {
                     let hint = element.mapping != nil ? "; for items with fields, use 'foreach: {from: FILE}'" : ""
                     decoder.error("expected a string for each item of 'foreach', found \(NodeDecoder.found(element))\(hint)", at: element)
                     isValid = false
@@ -227,7 +230,7 @@ extension ServiceSpec {
         var isValid = true
         let known = decoder.knownEntries(entries, allowed: keys, in: owner)
         if known.count != entries.count { isValid = false }
-        for known in known where known.entry.value.scalar?.value != .null {
+        for known in known where known.entry.value.scalar?.isNull != true {
             let entry = known.entry
             if known.key == "timeout" {
                 service.timeout = decoder.duration(entry.value, for: "timeout", positive: true)

@@ -107,7 +107,7 @@ private final class Composer {
             if !keepGoing { break }
         }
         if diagnostics.hasErrors { return nil }
-        guard let root, !(root.scalar?.value == .null && root.scalar?.isPlain == true) else {
+        guard let root, !(root.scalar?.isNull == true && root.scalar?.isPlain == true) else {
             diagnostics.error("the file is empty; expected a YAML document", at: location(line: 0, column: 0))
             return nil
         }
@@ -139,8 +139,10 @@ private final class Composer {
             case YAML_FOLDED_SCALAR_STYLE: .folded
             default: .plain
             }
-            let end = location(event.end_mark)
-            let node = YAMLNode(.scalar(YAMLScalar(text: text, value: value, isPlain: isPlain, style: style, end: end)), at: start)
+            let scalarValue = YAMLScalar(
+                text: text, value: value, isPlain: isPlain, style: style,
+                endMarkLine: Int(event.end_mark.line), endMarkColumn: Int(event.end_mark.column))
+            let node = YAMLNode(.scalar(scalarValue), at: start)
             return add(node, size: 1, anchor: scalar.anchor.map { String(cString: $0) })
         case YAML_ALIAS_EVENT:
             let name = event.data.alias.anchor.map { String(cString: $0) } ?? ""
