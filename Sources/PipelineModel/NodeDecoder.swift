@@ -50,7 +50,7 @@ struct NodeDecoder {
     /// Like `knownEntries`, making each known entry into a `Known` at once (a task's fields, say).
     mutating func knownEntries<Known>(
         _ entries: [YAMLMappingEntry], allowed: KeySet, in owner: @autoclosure () -> String?, keyNoun: String = "key",
-        as make: (KnownEntry) -> Known
+        as make: (consuming KnownEntry) -> Known
     ) -> [Known] {
         var known: [Known] = []
         known.reserveCapacity(entries.count)

@@ -17,7 +17,7 @@ extension TaskSpec {
         /// The key as one bit, by its place in `TaskSpec.keys`, for cheap sets of keys.
         var bit: UInt64
 
-        init(known: KnownEntry, isDefault: Bool) {
+        init(known: consuming KnownEntry, isDefault: Bool) {
             self.key = known.key
             self.entry = known.entry
             self.isDefault = isDefault
@@ -47,27 +47,28 @@ extension TaskSpec {
 
         // `foreach` first: whether `{{ item }}` is defined in the other fields depends on it.
         var item = ItemScope.none
-        if let field = fields.first(where: { $0.bit == Field.foreachBit }), field.entry.value.scalar?.isNull != true {
-            let value = field.entry.value
+        if let field = fields.firstIndex(where: { $0.bit == Field.foreachBit }), fields[field].entry.value.scalar?.isNull != true {
+            let value = fields[field].entry.value
             // Judge the shape even if the content is wrong, so one mistake does not cascade into
             // an "item is not defined" error at every use.
             item = value.sequence != nil ? .listed : .file
-            task.foreach = Foreach.decode(value, owner: "'foreach' of \(owner(field))", decoder: &decoder)
+            task.foreach = Foreach.decode(value, owner: "'foreach' of \(owner(fields[field]))", decoder: &decoder)
         }
 
-        var actionField: Field?
-        var serviceField: Field?
+        // Positions in `fields`, not copies: a field holds two nodes, and copying one costs a retain each.
+        var actionIndex: Int?
+        var serviceIndex: Int?
         for index in fields.indices where fields[index].bit != Field.foreachBit {
             let key = fields[index].key, value = fields[index].entry.value
             func owner() -> String { fields[index].isDefault ? "'defaults'" : "task '\(id)'" }
             if fields[index].isAction {
-                if let first = actionField {
+                if let first = actionIndex {
                     decoder.error(
-                        "\(owner()) has both '\(first.key)' and '\(key)'; a task does exactly one thing",
+                        "\(owner()) has both '\(fields[first].key)' and '\(key)'; a task does exactly one thing",
                         at: fields[index].entry.key)
                     continue
                 }
-                actionField = fields[index]
+                actionIndex = index
                 if let action = Action.decode(keyword: key, value: value, owner: owner(), item: item, decoder: &decoder) {
                     task.action = action
                 }
@@ -109,7 +110,7 @@ extension TaskSpec {
                 let paths = decoder.templateList(value, expected: "a list of paths or glob patterns", for: key, item: item, allowsEmpty: true) ?? []
                 if key == "inputs" { task.inputs = paths } else { task.outputs = paths }
             case "service":
-                serviceField = fields[index]
+                serviceIndex = index
                 task.service = ServiceSpec.decode(value, owner: "'service' of \(owner())", item: item, decoder: &decoder)
             case "on_success", "on_failure":
                 let hook = decoder.nonEmptyTemplate(value, expected: "a shell command", for: key, item: item)
@@ -123,11 +124,11 @@ extension TaskSpec {
             }
         }
 
-        if actionField == nil {
+        if actionIndex == nil {
             decoder.error(
                 "task '\(id)' has no action; give it one of \(Suggestion.list(Action.keywords))", at: idNode)
-        } else if let serviceField, let actionField, actionField.key != "run" {
-            decoder.error("'service' needs a task with 'run', not '\(actionField.key)'", at: serviceField.entry.key)
+        } else if let serviceIndex, let actionIndex, fields[actionIndex].key != "run" {
+            decoder.error("'service' needs a task with 'run', not '\(fields[actionIndex].key)'", at: fields[serviceIndex].entry.key)
         }
         return task
     }
