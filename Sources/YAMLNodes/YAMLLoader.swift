@@ -313,6 +313,8 @@ extension YAMLNode {
         mutating func add(_ node: consuming YAMLNode, size: Int, diagnostics: inout Diagnostics) {
             self.size += size
             guard isMapping else {
+                // Room for a few items at once: grown one by one, a two-item list was allocated twice.
+                if items.isEmpty { items.reserveCapacity(4) }
                 items.append(node)
                 return
             }
@@ -342,6 +344,7 @@ extension YAMLNode {
                 return
             }
             remember(scalar.text, at: key.location)
+            if entries.isEmpty { entries.reserveCapacity(4) }
             entries.append(YAMLMappingEntry(key: key, value: node))
         }
 
