@@ -293,19 +293,32 @@ enum ItemScope: Sendable {
 }
 
 /// The keys a mapping allows, in the order messages list them.
+///
+/// Looked up by length first and then compared: keys are a few short words, and hashing each key of
+/// every task cost more than the couple of comparisons this leaves (callgrind).
 struct KeySet: Sendable {
     let ordered: [String]
-    private let indices: [String: Int]
+    /// Positions in `ordered`, grouped by the key's length in UTF-8 bytes: `byLength[n]` holds the
+    /// positions of keys `n` bytes long.
+    private let byLength: [[Int]]
 
     init(_ ordered: [String]) {
         self.ordered = ordered
-        self.indices = Dictionary(ordered.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var byLength = [[Int]](repeating: [], count: (ordered.map(\.utf8.count).max() ?? 0) + 1)
+        for (index, key) in ordered.enumerated() where !byLength[key.utf8.count].contains(where: { ordered[$0] == key }) {
+            byLength[key.utf8.count].append(index)
+        }
+        self.byLength = byLength
     }
 
-    func contains(_ key: String) -> Bool { indices[key] != nil }
+    func contains(_ key: String) -> Bool { index(of: key) != nil }
 
-    /// The key's position in `ordered`.
-    func index(of key: String) -> Int? { indices[key] }
+    /// The key's position in `ordered` (the first, should it be listed twice).
+    func index(of key: String) -> Int? {
+        let length = key.utf8.count
+        guard length < byLength.count else { return nil }
+        return byLength[length].first { ordered[$0] == key }
+    }
 }
 
 /// An entry of a mapping whose key is one of its `KeySet`.

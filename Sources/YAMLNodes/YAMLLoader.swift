@@ -286,16 +286,38 @@ extension YAMLNode {
     fileprivate struct Builder {
         let isMapping: Bool
         let location: SourceLocation
-        let anchor: String?
-        let tag: String?
         private(set) var size = 1
         private var items: [YAMLNode] = []
         private var entries: [YAMLMappingEntry] = []
         private var pendingKey: YAMLNode?
-        private var keyLocations: [String: SourceLocation] = [:]
-        private var merged: [YAMLNode] = []
+        /// What few collections have, `nil` for the rest: a builder is made, moved and destroyed for
+        /// every list and mapping, and destroying its rarely used fields one by one was 3% of loading
+        /// a large file (callgrind).
+        private var rare: Rare?
+
+        /// A builder's rarely used parts (one loader call on one thread: unchecked access).
+        private final class Rare {
+            @exclusivity(unchecked) var anchor: String?
+            @exclusivity(unchecked) var tag: String?
+            @exclusivity(unchecked) var keyLocations: [String: SourceLocation] = [:]
+            @exclusivity(unchecked) var merged: [YAMLNode] = []
+            @exclusivity(unchecked) var sink: ((YAMLMappingEntry) -> Void)?
+        }
+
+        var anchor: String? { rare?.anchor }
+        var tag: String? { rare?.tag }
         /// Receives each entry instead of `entries` (see `YAMLEntryStream`).
-        var sink: ((YAMLMappingEntry) -> Void)?
+        var sink: ((YAMLMappingEntry) -> Void)? {
+            get { rare?.sink }
+            set { rareParts().sink = newValue }
+        }
+
+        private mutating func rareParts() -> Rare {
+            if let rare { return rare }
+            let made = Rare()
+            rare = made
+            return made
+        }
 
         /// The text of a key read but not yet paired with its value.
         var pendingKeyText: String? { pendingKey?.scalar?.text }
@@ -304,8 +326,11 @@ extension YAMLNode {
         init(isMapping: Bool, location: SourceLocation, anchor: UnsafeMutablePointer<yaml_char_t>?, tag: UnsafeMutablePointer<yaml_char_t>?) {
             self.isMapping = isMapping
             self.location = location
-            self.anchor = anchor.map { String(cString: $0) }
-            self.tag = tag.map { String(cString: $0) }
+            if anchor != nil || tag != nil {
+                let parts = rareParts()
+                parts.anchor = anchor.map { String(cString: $0) }
+                parts.tag = tag.map { String(cString: $0) }
+            }
         }
 
         /// Takes `node` over (`consuming`), so it moves into the list or entry instead of being copied:
@@ -331,7 +356,7 @@ extension YAMLNode {
                 return
             }
             if scalar.isPlain && scalar.text.utf8.count == 2 && scalar.text == "<<" {
-                merged.append(node)
+                rareParts().merged.append(node)
                 return
             }
             if let sink {
@@ -353,23 +378,24 @@ extension YAMLNode {
         private static let scanLimit = 16
 
         private func location(ofKey text: String) -> SourceLocation? {
-            if entries.count > Self.scanLimit || !keyLocations.isEmpty { return keyLocations[text] }
+            if let rare, !rare.keyLocations.isEmpty { return rare.keyLocations[text] }
             return entries.first { $0.keyText == text }?.key.location
         }
 
         /// Notes a key about to be added; from `scanLimit` keys on, in the dictionary.
         private mutating func remember(_ text: String, at location: SourceLocation) {
             guard entries.count >= Self.scanLimit else { return }
-            if keyLocations.isEmpty {
-                for entry in entries { if let key = entry.keyText { keyLocations[key] = entry.key.location } }
+            let parts = rareParts()
+            if parts.keyLocations.isEmpty {
+                for entry in entries { if let key = entry.keyText { parts.keyLocations[key] = entry.key.location } }
             }
-            keyLocations[text] = location
+            parts.keyLocations[text] = location
         }
 
         mutating func build() -> YAMLNode {
             guard isMapping else { return YAMLNode(.sequence(items), at: location) }
             // Merge keys: entries written here win over merged ones, earlier merges over later.
-            for source in merged {
+            for source in rare?.merged ?? [] {
                 let mappings = source.sequence ?? [source]
                 for mapping in mappings {
                     for entry in mapping.mapping ?? [] {
