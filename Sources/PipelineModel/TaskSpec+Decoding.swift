@@ -43,6 +43,16 @@ extension TaskSpec {
     /// - Parameter fields: known keys only (unknown ones were reported by the caller).
     static func decode(id: String, idNode: YAMLNode, fields: [Field], decoder: inout NodeDecoder) -> TaskSpec {
         var task = TaskSpec(id: TaskID(id), location: idNode.location, action: .run([]))
+        decodeFields(fields, into: &task, id: id, idNode: idNode, decoder: &decoder)
+        return task
+    }
+
+    /// Sets `task`'s fields; a function of its own (taking the task `inout`) because, with the task a
+    /// local of this long function, the optimizer copied the whole task in and out (callgrind:
+    /// two TaskSpec copies and destroys per task).
+    private static func decodeFields(
+        _ fields: [Field], into task: inout TaskSpec, id: String, idNode: YAMLNode, decoder: inout NodeDecoder
+    ) {
         func owner(_ field: Field) -> String { field.isDefault ? "'defaults'" : "task '\(id)'" }
 
         // `foreach` first: whether `{{ item }}` is defined in the other fields depends on it.
@@ -131,7 +141,6 @@ extension TaskSpec {
         } else if let serviceIndex, let actionIndex, fields[actionIndex].key != "run" {
             decoder.error("'service' needs a task with 'run', not '\(fields[actionIndex].key)'", at: fields[serviceIndex].entry.key)
         }
-        return task
     }
 
     /// `needs:` as located ids; a `defaults` entry naming the task itself is dropped for that task,
