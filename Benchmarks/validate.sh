@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Times `jobgraph validate` on 10,000-, 100,000- and 1,000,000-task files (next to ninja loading the
-# same graph) and a "billion laughs" alias bomb, and prints each figure beside its target.
+# same graph, and to libyaml's parser alone: yaml-floor.c) and a "billion laughs" alias bomb, and
+# prints each figure beside its target.
 #
 #   Benchmarks/validate.sh [--runs 5] [--dir DIR] [--max-tasks N] [--no-build]
 #

@@ -7,6 +7,7 @@ RUNS times; the time is the median, the memory the largest peak resident set of 
 
 import os
 import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -65,6 +66,22 @@ def preflight(jobgraph, workdir):
     return problems
 
 
+def build_yaml_floor(workdir):
+    """Compiles ../yaml-floor.c (libyaml's event parser alone over a file) into `workdir`; returns the
+    program's path, or None with a note when there is no C compiler or libyaml header."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    source = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "yaml-floor.c")
+    program = os.path.join(workdir, "yaml-floor")
+    if compiler is not None:
+        built = subprocess.run([compiler, "-O2", source, "-lyaml", "-o", program], capture_output=True, text=True)
+        if built.returncode == 0:
+            return program
+        print(f"validate.sh: no libyaml-only figure ({built.stderr.strip().splitlines()[-1:]})", file=sys.stderr)
+    else:
+        print("validate.sh: no libyaml-only figure (no C compiler)", file=sys.stderr)
+    return None
+
+
 def measure_file(command, cwd, runs, timeout=120):
     """Runs `command` (a validate, or a peer loading the same graph) `runs` times in `cwd` under GNU time.
     Returns (median seconds, largest peak RSS MiB, sorted exit statuses, the measurements)."""
@@ -96,6 +113,7 @@ def main(argv):
             for problem in problems:
                 print("  " + problem, file=sys.stderr)
             return 1
+        floor = build_yaml_floor(workdir)
         for number, case in enumerate(CASES):
             if "--size" in case.generate_args and int(case.generate_args[case.generate_args.index("--size") + 1]) > args.max_tasks:
                 continue
@@ -129,15 +147,24 @@ def main(argv):
                 ninja_seconds = median([load.seconds for load in loads])
                 ninja_rss = max(load.peak_rss_mb for load in loads)
                 reference = f"{ninja_seconds:.3f} s, {ninja_rss:.0f} MB (× {seconds / ninja_seconds:.2f}, × {rss / ninja_rss:.2f})"
+            # libyaml's parser alone over the same file: the part of the time no change to jobgraph's
+            # own code can remove.
+            parser_only = "–"
+            if case.ninja and floor is not None:
+                parses = [measure([floor, "pipeline.yaml"], cwd, timeout=300) for _ in range(args.runs)]
+                if all(parse.status == 0 for parse in parses):
+                    parser_seconds = median([parse.seconds for parse in parses])
+                    parser_only = f"{parser_seconds:.3f} s ({parser_seconds / seconds:.0%})"
             rows.append([case.name, f"{size_mb:.1f}", f"{seconds:.3f}", f"{rss:.0f}",
-                         ",".join(map(str, statuses)), case.target, verdict, reference])
-            print(f"  {case.name}: {seconds:.3f} s, {rss:.0f} MB, exit {statuses}; ninja: {reference}", file=sys.stderr, flush=True)
+                         ",".join(map(str, statuses)), case.target, verdict, reference, parser_only])
+            print(f"  {case.name}: {seconds:.3f} s, {rss:.0f} MB, exit {statuses}; ninja: {reference}; libyaml alone: {parser_only}",
+                  file=sys.stderr, flush=True)
             shutil.rmtree(folder, ignore_errors=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
     header = ["file", "MB", "median s", "peak RSS MB", "exit", "target", "verdict",
-              "ninja -t targets all (jobgraph ×)"]
+              "ninja -t targets all (jobgraph ×)", "libyaml's parser alone (share of jobgraph's time)"]
     print()
     print(f"`jobgraph validate FILE`: median wall time of {args.runs} runs, largest peak RSS of any run.")
     print()

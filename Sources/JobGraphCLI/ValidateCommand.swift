@@ -1,5 +1,6 @@
 import ArgumentParser
 import Reporters
+import TaskGraph
 
 struct ValidateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,5 +14,6 @@ struct ValidateCommand: AsyncParsableCommand {
         let file = try pipeline.resolved().file
         let graph = try checkedGraph(pipeline, file: file)
         Console.standardOutput.write(line: "\(file): valid, \(graph.nodes.count) tasks, \(graph.dependencies.totalCount) dependencies")
+        graph.keepUntilExit()
     }
 }

@@ -46,7 +46,7 @@ extension DownloadSpec {
                 destination = decoder.nonEmptyTemplate(value, expected: "a path", for: key, item: item)
                 if destination == nil { isValid = false }
             case "sha256":
-                guard value.scalar?.value != .null else { continue }
+                guard value.scalar?.isNull != true else { continue }
                 sha256 = decoder.text(value, expected: "64 hexadecimal digits", for: key).flatMap { text in
                     let digits = text.lowercased()
                     if digits.count == 64, digits.allSatisfy(\.isHexDigit) { return digits }
@@ -55,7 +55,7 @@ extension DownloadSpec {
                 }
                 if sha256 == nil { isValid = false }
             default:
-                guard value.scalar?.value != .null else { continue }
+                guard value.scalar?.isNull != true else { continue }
                 maxBytes = decoder.integer(value, for: key, in: 1...Int.max)
                 if maxBytes == nil { isValid = false }
             }
@@ -115,7 +115,7 @@ extension FilterSpec {
                 effect = decoder.choice(value, for: key, noun: "effect")
                 if effect == nil { isValid = false }
             default:
-                guard value.scalar?.value != .null else { continue }
+                guard value.scalar?.isNull != true else { continue }
                 parameterKeys.append((key, known.entry.key))
                 let decoded: Bool
                 switch key {

@@ -13,12 +13,16 @@ public struct TaskID: Hashable, Comparable, Sendable, CustomStringConvertible, E
 
     /// Letters, digits, `-`, `_` and `.`, not empty (contract: "task id").
     public static func isValid(_ text: String) -> Bool {
-        // Bytes, not Unicode properties: ids are ASCII, and a large file checks many of them.
-        !text.isEmpty && text.utf8.allSatisfy { byte in
+        // Bytes, not Unicode properties: ids are ASCII, and a large file checks many of them (in
+        // contiguous storage where the string has it, which iterating `utf8` did not use).
+        func isIDByte(_ byte: UInt8) -> Bool {
             (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
                 || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
         }
+        guard !text.isEmpty else { return false }
+        var text = text
+        return text.withUTF8 { bytes in bytes.allSatisfy(isIDByte) }
     }
 }
 

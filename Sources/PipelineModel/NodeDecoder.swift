@@ -50,7 +50,7 @@ struct NodeDecoder {
     /// Like `knownEntries`, making each known entry into a `Known` at once (a task's fields, say).
     mutating func knownEntries<Known>(
         _ entries: [YAMLMappingEntry], allowed: KeySet, in owner: @autoclosure () -> String?, keyNoun: String = "key",
-        as make: (KnownEntry) -> Known
+        as make: (consuming KnownEntry) -> Known
     ) -> [Known] {
         var known: [Known] = []
         known.reserveCapacity(entries.count)
@@ -77,7 +77,7 @@ struct NodeDecoder {
 
     /// A scalar's text as written (`1`, `yes` and `true` alike); `nil` for null or a collection.
     mutating func text(_ node: YAMLNode, expected: String = "a string", for key: String) -> String? {
-        if let scalar = node.scalar, scalar.value != .null { return scalar.text }
+        if let scalar = node.scalar, !scalar.isNull { return scalar.text }
         error("expected \(expected) for '\(key)', found \(Self.found(node))", at: node)
         return nil
     }
@@ -138,7 +138,7 @@ struct NodeDecoder {
 
     /// Seconds, from `90`, `1.5`, `90s`, `10m`, `1h30m`; `positive` refuses zero.
     mutating func duration(_ node: YAMLNode, for key: String, positive: Bool = false) -> Double? {
-        guard let scalar = node.scalar, scalar.value != .null else {
+        guard let scalar = node.scalar, !scalar.isNull else {
             error("expected a duration for '\(key)', found \(Self.found(node))", at: node)
             return nil
         }
@@ -158,7 +158,7 @@ struct NodeDecoder {
         _ node: YAMLNode, for key: String, noun: String
     ) -> Choice? where Choice.RawValue == String {
         let names = Choice.allCases.map(\.rawValue)
-        guard let scalar = node.scalar, scalar.value != .null else {
+        guard let scalar = node.scalar, !scalar.isNull else {
             error("expected one of \(Suggestion.list(names)) for '\(key)', found \(Self.found(node))", at: node)
             return nil
         }
@@ -169,10 +169,16 @@ struct NodeDecoder {
         return nil
     }
 
+    /// Whether the node is a scalar other than null: what `scalarList` accepts as an item.
+    static func isText(_ node: YAMLNode) -> Bool {
+        if case .scalar(let scalar) = node.content { return !scalar.isNull }
+        return false
+    }
+
     /// The scalars of a list, or of a single scalar standing for a list of one.
     mutating func scalarList(_ node: YAMLNode, expected: String, for key: String) -> [YAMLNode]? {
         let items: [YAMLNode]
-        if let scalar = node.scalar, scalar.value == .null {
+        if let scalar = node.scalar, scalar.isNull {
             error("expected \(expected) for '\(key)', found \(Self.found(node))", at: node)
             return nil
         } else if node.scalar != nil {
@@ -187,7 +193,7 @@ struct NodeDecoder {
         scalars.reserveCapacity(items.count)
         var isValid = true
         for item in items {
-            if let scalar = item.scalar, scalar.value != .null {
+            if Self.isText(item) {
                 scalars.append(item)
             } else {
                 error("expected \(expected) for '\(key)', found \(Self.found(item)) in the list", at: item)
@@ -214,7 +220,7 @@ struct NodeDecoder {
     /// Templates of a list (or of a single string); `nil` after any problem.
     mutating func templateList(_ node: YAMLNode, expected: String, for key: String, item: ItemScope, allowsEmpty: Bool = true) -> [Template]? {
         // The common single command skips building a list of one node.
-        if case .scalar(let scalar) = node.content, scalar.value != .null, !scalar.text.isEmpty {
+        if case .scalar(let scalar) = node.content, !scalar.isNull, !scalar.text.isEmpty {
             return TemplateParser.parse(scalar.text, in: node, item: item, decoder: &self).map { [$0] }
         }
         guard let items = scalarList(node, expected: expected, for: key) else { return nil }
@@ -287,19 +293,32 @@ enum ItemScope: Sendable {
 }
 
 /// The keys a mapping allows, in the order messages list them.
+///
+/// Looked up by length first and then compared: keys are a few short words, and hashing each key of
+/// every task cost more than the couple of comparisons this leaves (callgrind).
 struct KeySet: Sendable {
     let ordered: [String]
-    private let indices: [String: Int]
+    /// Positions in `ordered`, grouped by the key's length in UTF-8 bytes: `byLength[n]` holds the
+    /// positions of keys `n` bytes long.
+    private let byLength: [[Int]]
 
     init(_ ordered: [String]) {
         self.ordered = ordered
-        self.indices = Dictionary(ordered.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var byLength = [[Int]](repeating: [], count: (ordered.map(\.utf8.count).max() ?? 0) + 1)
+        for (index, key) in ordered.enumerated() where !byLength[key.utf8.count].contains(where: { ordered[$0] == key }) {
+            byLength[key.utf8.count].append(index)
+        }
+        self.byLength = byLength
     }
 
-    func contains(_ key: String) -> Bool { indices[key] != nil }
+    func contains(_ key: String) -> Bool { index(of: key) != nil }
 
-    /// The key's position in `ordered`.
-    func index(of key: String) -> Int? { indices[key] }
+    /// The key's position in `ordered` (the first, should it be listed twice).
+    func index(of key: String) -> Int? {
+        let length = key.utf8.count
+        guard length < byLength.count else { return nil }
+        return byLength[length].first { ordered[$0] == key }
+    }
 }
 
 /// An entry of a mapping whose key is one of its `KeySet`.

@@ -16,7 +16,7 @@ public enum OutputMode: String, CaseIterable, Sendable {
 extension Pipeline {
     /// Decodes the top-level `output:` value; a null leaves the default.
     static func decodeOutputMode(_ node: YAMLNode, decoder: inout NodeDecoder) -> OutputMode? {
-        guard node.scalar?.value != .null else { return nil }
+        guard node.scalar?.isNull != true else { return nil }
         return decoder.choice(node, for: "output", noun: "output mode")
     }
 }

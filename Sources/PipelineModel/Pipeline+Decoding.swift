@@ -33,7 +33,7 @@ extension Pipeline {
         })
 
         if let version = values["version"] {
-            if let scalar = version.value.scalar, scalar.value != .null {
+            if let scalar = version.value.scalar, !scalar.isNull {
                 if scalar.text != "1" {
                     decoder.error("unsupported version '\(NodeDecoder.shortened(scalar.text))'; the only version is 1", at: version.value)
                 }
@@ -43,7 +43,7 @@ extension Pipeline {
         } else if !misspelt.contains("version") {
             decoder.error("missing 'version'; the only version is 1", at: root)
         }
-        if let name = values["name"], name.value.scalar?.value != .null {
+        if let name = values["name"], name.value.scalar?.isNull != true {
             pipeline.name = decoder.text(name.value, for: "name")
         }
 
@@ -54,10 +54,10 @@ extension Pipeline {
             pipeline.variables = decodeVariables(values["vars"]?.value, overrides: variableOverrides, decoder: &decoder)
             decoder.declareVariables(pipeline.variables.map(\.name))
         }
-        if let env = values["env"], env.value.scalar?.value != .null {
+        if let env = values["env"], env.value.scalar?.isNull != true {
             pipeline.environment = EnvironmentEntry.decodeMapping(env.value, item: .none, decoder: &decoder) ?? []
         }
-        if let queues = values["queues"], queues.value.scalar?.value != .null {
+        if let queues = values["queues"], queues.value.scalar?.isNull != true {
             pipeline.queues = QueueSpec.decodeMapping(queues.value, decoder: &decoder)
         }
         let defaults = streamed?.defaults ?? decodeDefaults(values["defaults"], decoder: &decoder)
@@ -76,7 +76,7 @@ extension Pipeline {
 
         decodeExecutor(values, into: &pipeline, decoder: &decoder)
         for key in ["on_success", "on_failure"] {
-            guard let entry = values[key], entry.value.scalar?.value != .null else { continue }
+            guard let entry = values[key], entry.value.scalar?.isNull != true else { continue }
             let hook = decoder.nonEmptyTemplate(entry.value, expected: "a shell command", for: key, item: .none)
             if key == "on_success" { pipeline.onSuccess = hook } else { pipeline.onFailure = hook }
         }
@@ -92,7 +92,7 @@ extension Pipeline {
 
     /// `defaults`: task keys every task takes unless it sets them itself.
     static func decodeDefaults(_ entry: YAMLMappingEntry?, decoder: inout NodeDecoder) -> [TaskSpec.Field] {
-        guard let entry, entry.value.scalar?.value != .null,
+        guard let entry, entry.value.scalar?.isNull != true,
               let defaultEntries = decoder.mapping(entry.value, expected: "a mapping of task keys", for: "defaults")
         else { return [] }
         return decoder.knownEntries(defaultEntries, allowed: TaskSpec.keys, in: "'defaults'")
@@ -101,7 +101,7 @@ extension Pipeline {
 
     private static func decodeTasks(_ node: YAMLNode, defaults: [TaskSpec.Field], decoder: inout NodeDecoder) -> TaskListDecoder {
         var list = TaskListDecoder(defaults: defaults)
-        if node.scalar?.value == .null || node.mapping?.isEmpty == true || node.sequence?.isEmpty == true {
+        if node.scalar?.isNull == true || node.mapping?.isEmpty == true || node.sequence?.isEmpty == true {
             decoder.error("'tasks' is empty; a pipeline needs at least one task", at: node)
             return list
         }
@@ -120,7 +120,7 @@ extension Pipeline {
         _ node: YAMLNode?, overrides: [String: String], decoder: inout NodeDecoder
     ) -> [Variable] {
         var variables: [Variable] = []
-        if let node, node.scalar?.value != .null, let entries = decoder.mapping(node, expected: "a mapping of names to values", for: "vars") {
+        if let node, node.scalar?.isNull != true, let entries = decoder.mapping(node, expected: "a mapping of names to values", for: "vars") {
             for entry in entries {
                 guard let name = entry.keyText, entry.key.scalar != nil else {
                     decoder.error("expected a variable name, found \(NodeDecoder.found(entry.key))", at: entry.key)
@@ -157,7 +157,7 @@ extension Pipeline {
             decoder.error("expected a string for \(what), found \(NodeDecoder.found(node))", at: node)
             return nil
         }
-        if scalar.value == .null {
+        if scalar.isNull {
             decoder.error("\(what) has no value; write '\"\"' for an empty string", at: node)
             return nil
         }
@@ -222,9 +222,9 @@ extension QueueSpec {
                 continue
             }
             var queue = QueueSpec(name: QueueName(name), location: entry.key.location)
-            if entry.value.scalar?.value != .null,
+            if entry.value.scalar?.isNull != true,
                let fields = decoder.mapping(entry.value, expected: "a mapping with 'max_concurrent' and 'qos'", for: name) {
-                for known in decoder.knownEntries(fields, allowed: keys, in: "queue '\(name)'") where known.entry.value.scalar?.value != .null {
+                for known in decoder.knownEntries(fields, allowed: keys, in: "queue '\(name)'") where known.entry.value.scalar?.isNull != true {
                     if known.key == "qos" {
                         queue.qos = decoder.choice(known.entry.value, for: known.key, noun: "qos")
                     } else if known.key == "slurm" {

@@ -35,7 +35,7 @@ public enum PipelineLoader {
         _ bytes: [UInt8], file: String, variableOverrides: [String: String] = [:], diagnostics: inout Diagnostics
     ) -> Pipeline? {
         let source = SourceText(bytes)
-        let stream = TaskStream(decoder: NodeDecoder(source: source), overrides: variableOverrides)
+        let stream = TaskStream(decoder: NodeDecoder(source: source), overrides: variableOverrides, fileSize: bytes.count)
         let yamlStream = stream.yamlStream()
         guard let root = YAMLLoader.load(bytes, file: file, streaming: yamlStream, diagnostics: &diagnostics) else { return nil }
         guard !yamlStream.didStream || stream.isSound(root: root) else {

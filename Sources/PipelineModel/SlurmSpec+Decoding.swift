@@ -35,7 +35,7 @@ extension SlurmSpec {
         var spec = SlurmSpec(location: node.location)
         let known = decoder.knownEntries(entries, allowed: keys, in: level.owner)
         var isValid = known.count == entries.count
-        for field in known where field.entry.value.scalar?.value != .null {
+        for field in known where field.entry.value.scalar?.isNull != true {
             let value = field.entry.value, key = field.key
             if case .topLevel = level {} else if runKeys.contains(key) {
                 decoder.error("'\(key)' applies to the whole run; set it in the top-level 'slurm', not in \(level.owner)", at: field.entry.key)
@@ -68,7 +68,7 @@ extension SlurmSpec {
     /// `time:` as jobgraph writes durations (`90m`, `2h`) or as Slurm does (`MM:SS`, `HH:MM:SS`, `D-HH:MM:SS`).
     private static func time(_ node: YAMLNode, decoder: inout NodeDecoder) -> Double? {
         if let text = node.scalar?.text, text.contains(":"), let seconds = seconds(fromSlurmTime: text), seconds > 0 { return seconds }
-        guard let scalar = node.scalar, scalar.value != .null, let seconds = DurationText.seconds(from: scalar.text), seconds > 0 else {
+        guard let scalar = node.scalar, !scalar.isNull, let seconds = DurationText.seconds(from: scalar.text), seconds > 0 else {
             decoder.error(
                 "invalid time \(NodeDecoder.found(node)) for 'time'; use a duration such as '90m' or '2h', or Slurm's 'HH:MM:SS'",
                 at: node)
@@ -108,10 +108,10 @@ extension SlurmSpec {
 extension Pipeline {
     /// `executor:` and the top-level `slurm:`.
     static func decodeExecutor(_ values: [String: YAMLMappingEntry], into pipeline: inout Pipeline, decoder: inout NodeDecoder) {
-        if let entry = values["executor"], entry.value.scalar?.value != .null {
+        if let entry = values["executor"], entry.value.scalar?.isNull != true {
             pipeline.executor = decoder.choice(entry.value, for: "executor", noun: "executor")
         }
-        if let entry = values["slurm"], entry.value.scalar?.value != .null {
+        if let entry = values["slurm"], entry.value.scalar?.isNull != true {
             pipeline.slurm = SlurmSpec.decode(entry.value, level: .topLevel, decoder: &decoder)
         }
     }

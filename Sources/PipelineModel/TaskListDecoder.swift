@@ -42,7 +42,7 @@ struct TaskListDecoder {
             fields = decoder.knownEntries(taskEntries, allowed: TaskSpec.keys, in: "task '\(id)'") {
                 TaskSpec.Field(known: $0, isDefault: false)
             }
-        case .scalar(let scalar) where scalar.value == .null:
+        case .scalar(let scalar) where scalar.isNull:
             // An empty task still gets `defaults`; with no action there, it is reported as having none.
             break
         case .scalar(let scalar):

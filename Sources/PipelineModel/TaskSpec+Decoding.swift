@@ -17,7 +17,7 @@ extension TaskSpec {
         /// The key as one bit, by its place in `TaskSpec.keys`, for cheap sets of keys.
         var bit: UInt64
 
-        init(known: KnownEntry, isDefault: Bool) {
+        init(known: consuming KnownEntry, isDefault: Bool) {
             self.key = known.key
             self.entry = known.entry
             self.isDefault = isDefault
@@ -30,6 +30,9 @@ extension TaskSpec {
         }
 
         var isAction: Bool { bit & Self.actionBits != 0 }
+
+        /// The bit of `foreach`, which is decoded before the other keys.
+        static let foreachBit: UInt64 = TaskSpec.keys.index(of: "foreach").map { 1 << UInt64($0) } ?? 0
     }
 
     /// Decodes one task from its own fields and the `defaults` fields it did not set.
@@ -40,43 +43,57 @@ extension TaskSpec {
     /// - Parameter fields: known keys only (unknown ones were reported by the caller).
     static func decode(id: String, idNode: YAMLNode, fields: [Field], decoder: inout NodeDecoder) -> TaskSpec {
         var task = TaskSpec(id: TaskID(id), location: idNode.location, action: .run([]))
+        decodeFields(fields, into: &task, id: id, idNode: idNode, decoder: &decoder)
+        return task
+    }
+
+    /// Sets `task`'s fields; a function of its own (taking the task `inout`) because, with the task a
+    /// local of this long function, the optimizer copied the whole task in and out (callgrind:
+    /// two TaskSpec copies and destroys per task).
+    private static func decodeFields(
+        _ fields: [Field], into task: inout TaskSpec, id: String, idNode: YAMLNode, decoder: inout NodeDecoder
+    ) {
         func owner(_ field: Field) -> String { field.isDefault ? "'defaults'" : "task '\(id)'" }
 
         // `foreach` first: whether `{{ item }}` is defined in the other fields depends on it.
         var item = ItemScope.none
-        if let field = fields.first(where: { $0.key == "foreach" }), field.entry.value.scalar?.value != .null {
-            let value = field.entry.value
+        // By index throughout: iterating `fields` (`for`, `firstIndex(where:)`) copies each field, two
+        // nodes' worth of retains (callgrind: four field copies a task).
+        if let field = fields.indices.first(where: { fields[$0].bit == Field.foreachBit }),
+           fields[field].entry.value.scalar?.isNull != true {
+            let value = fields[field].entry.value
             // Judge the shape even if the content is wrong, so one mistake does not cascade into
             // an "item is not defined" error at every use.
             item = value.sequence != nil ? .listed : .file
-            task.foreach = Foreach.decode(value, owner: "'foreach' of \(owner(field))", decoder: &decoder)
+            task.foreach = Foreach.decode(value, owner: "'foreach' of \(owner(fields[field]))", decoder: &decoder)
         }
 
-        var actionField: Field?
-        var serviceField: Field?
-        for index in fields.indices where fields[index].key != "foreach" {
-            let key = fields[index].key, value = fields[index].entry.value
-            func owner() -> String { fields[index].isDefault ? "'defaults'" : "task '\(id)'" }
+        // The action and service are remembered by position, not copied.
+        var actionIndex: Int?
+        var serviceIndex: Int?
+        for index in fields.indices where fields[index].bit != Field.foreachBit {
+            let key = fields[index].key, value = fields[index].entry.value, isDefault = fields[index].isDefault
+            func owner() -> String { isDefault ? "'defaults'" : "task '\(id)'" }
             if fields[index].isAction {
-                if let first = actionField {
+                if let first = actionIndex {
                     decoder.error(
-                        "\(owner()) has both '\(first.key)' and '\(key)'; a task does exactly one thing",
+                        "\(owner()) has both '\(fields[first].key)' and '\(key)'; a task does exactly one thing",
                         at: fields[index].entry.key)
                     continue
                 }
-                actionField = fields[index]
+                actionIndex = index
                 if let action = Action.decode(keyword: key, value: value, owner: owner(), item: item, decoder: &decoder) {
                     task.action = action
                 }
                 continue
             }
             // Null means "not set", so a task can turn off a value it would take from `defaults`.
-            if value.scalar?.value == .null { continue }
+            if value.scalar?.isNull == true { continue }
             switch key {
             case "description":
                 task.description = decoder.text(value, for: key)
             case "needs":
-                task.needs = decodeNeeds(value, of: id, isDefault: fields[index].isDefault, decoder: &decoder)
+                task.needs = decodeNeeds(value, of: id, isDefault: isDefault, decoder: &decoder)
             case "queue":
                 if let name = decoder.nonEmptyText(value, expected: "a queue name", for: key) {
                     task.queue = Located(QueueName(name), at: value.location)
@@ -106,7 +123,7 @@ extension TaskSpec {
                 let paths = decoder.templateList(value, expected: "a list of paths or glob patterns", for: key, item: item, allowsEmpty: true) ?? []
                 if key == "inputs" { task.inputs = paths } else { task.outputs = paths }
             case "service":
-                serviceField = fields[index]
+                serviceIndex = index
                 task.service = ServiceSpec.decode(value, owner: "'service' of \(owner())", item: item, decoder: &decoder)
             case "on_success", "on_failure":
                 let hook = decoder.nonEmptyTemplate(value, expected: "a shell command", for: key, item: item)
@@ -114,25 +131,31 @@ extension TaskSpec {
             case "allow_failure":
                 task.allowFailure = decoder.bool(value, for: key) ?? false
             case "slurm":
-                task.slurm = SlurmSpec.decode(value, level: fields[index].isDefault ? .defaults : .task(id), decoder: &decoder)
+                task.slurm = SlurmSpec.decode(value, level: isDefault ? .defaults : .task(id), decoder: &decoder)
             default:
                 break
             }
         }
 
-        if actionField == nil {
+        if actionIndex == nil {
             decoder.error(
                 "task '\(id)' has no action; give it one of \(Suggestion.list(Action.keywords))", at: idNode)
-        } else if let serviceField, let actionField, actionField.key != "run" {
-            decoder.error("'service' needs a task with 'run', not '\(actionField.key)'", at: serviceField.entry.key)
+        } else if let serviceIndex, let actionIndex, fields[actionIndex].key != "run" {
+            decoder.error("'service' needs a task with 'run', not '\(fields[actionIndex].key)'", at: fields[serviceIndex].entry.key)
         }
-        return task
     }
 
     /// `needs:` as located ids; a `defaults` entry naming the task itself is dropped for that task,
     /// so `defaults: {needs: [setup]}` does not make `setup` wait for itself.
     private static func decodeNeeds(_ node: YAMLNode, of id: String, isDefault: Bool, decoder: inout NodeDecoder) -> [Located<TaskID>] {
-        guard let names = decoder.scalarList(node, expected: "a list of task ids", for: "needs") else { return [] }
+        let names: [YAMLNode]
+        if case .sequence(let items) = node.content, items.allSatisfy(NodeDecoder.isText) {
+            // The usual list of ids is read in place; `scalarList` copies it and reports the unusual.
+            names = items
+        } else {
+            guard let checked = decoder.scalarList(node, expected: "a list of task ids", for: "needs") else { return [] }
+            names = checked
+        }
         var needs: [Located<TaskID>] = []
         needs.reserveCapacity(names.count)
         // Most tasks need a few others: a linear scan beats hashing until the list grows long.
@@ -166,7 +189,7 @@ extension Foreach {
             var firstSeen: [String: SourceLocation] = [:]
             var isValid = true
             for element in list {
-                guard let scalar = element.scalar, scalar.value != .null else {
+                guard let scalar = element.scalar, !scalar.isNull else {
                     let hint = element.mapping != nil ? "; for items with fields, use 'foreach: {from: FILE}'" : ""
                     decoder.error("expected a string for each item of 'foreach', found \(NodeDecoder.found(element))\(hint)", at: element)
                     isValid = false
@@ -220,7 +243,7 @@ extension ServiceSpec {
         var isValid = true
         let known = decoder.knownEntries(entries, allowed: keys, in: owner)
         if known.count != entries.count { isValid = false }
-        for known in known where known.entry.value.scalar?.value != .null {
+        for known in known where known.entry.value.scalar?.isNull != true {
             let entry = known.entry
             if known.key == "timeout" {
                 service.timeout = decoder.duration(entry.value, for: "timeout", positive: true)

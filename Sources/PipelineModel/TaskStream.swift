@@ -9,18 +9,26 @@ import YAMLNodes
 /// repeated), `isSound(root:)` says so and the loader reads the file again as a whole, so what
 /// the user sees never depends on streaming.
 final class TaskStream {
-    var decoder: NodeDecoder
+    // Unchecked exclusivity: one loader call on one thread uses the stream, and the runtime check on
+    // each access (twice per task) is pure overhead there.
+    @exclusivity(unchecked) var decoder: NodeDecoder
     private let overrides: [String: String]
     private(set) var variables: [Variable] = []
     private(set) var defaults: [TaskSpec.Field] = []
-    private(set) var taskList = TaskListDecoder(defaults: [])
+    @exclusivity(unchecked) private(set) var taskList = TaskListDecoder(defaults: [])
     /// Entries handed over, including ones that were not tasks.
-    private(set) var entryCount = 0
+    @exclusivity(unchecked) private(set) var entryCount = 0
     private var keysBefore: Set<String> = []
 
-    init(decoder: NodeDecoder, overrides: [String: String]) {
+    /// A guess at the number of tasks, so the id table is sized once instead of rehashed as it grows.
+    private let expectedTaskCount: Int
+
+    /// - Parameter fileSize: the file's length in bytes; a task takes at least about 48 of them in
+    ///   any realistic file, and capacity reserved beyond what is used is never touched.
+    init(decoder: NodeDecoder, overrides: [String: String], fileSize: Int = 0) {
         self.decoder = decoder
         self.overrides = overrides
+        self.expectedTaskCount = fileSize / 48
     }
 
     /// The YAML stream that feeds this one.
@@ -35,7 +43,7 @@ final class TaskStream {
             entriesBefore.first { $0.keyText == "vars" }?.value, overrides: overrides, decoder: &decoder)
         decoder.declareVariables(variables.map(\.name))
         defaults = Pipeline.decodeDefaults(entriesBefore.first { $0.keyText == "defaults" }, decoder: &decoder)
-        taskList = TaskListDecoder(defaults: defaults)
+        taskList = TaskListDecoder(defaults: defaults, expectedCount: expectedTaskCount)
     }
 
     private func add(_ entry: YAMLMappingEntry) {

@@ -43,6 +43,14 @@ public struct AdjacencyLists: RandomAccessCollection, Equatable, Sendable, Expre
     /// Where node `node`'s list starts among all entries (for data kept per edge, in the same order).
     func firstEdge(of node: Int) -> Int { Int(starts[node]) }
 
+    /// Whether every list holds only nodes before its own: then file order is already topological.
+    var pointsOnlyBackward: Bool {
+        for node in indices {
+            for position in Int(starts[node])..<Int(starts[node + 1]) where Int(targets[position]) >= node { return false }
+        }
+        return true
+    }
+
     /// The lists pointing the other way: for each node, the nodes whose lists hold it, ascending.
     func reversed() -> AdjacencyLists {
         var counts = [Int32](repeating: 0, count: count + 1)

@@ -2,6 +2,9 @@ extension TaskGraph {
     /// Kahn's algorithm; among ready nodes the smallest index (earliest in the file) goes first.
     /// Returns fewer than all nodes when some lie on or behind a cycle.
     static func kahnOrder(dependencies: AdjacencyLists, dependents: AdjacencyLists) -> [Int] {
+        // When every task needs only tasks written before it (the usual file), smallest-index-first
+        // takes them in file order; the heap cost 1,000 instructions a node (callgrind).
+        if dependencies.pointsOnlyBackward { return Array(dependencies.indices) }
         var waitingFor = dependencies.map(\.count)
         var ready = IndexPriorityQueue(capacity: dependencies.count)
         for (node, count) in waitingFor.enumerated() where count == 0 { ready.insert(node) }

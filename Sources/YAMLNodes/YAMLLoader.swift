@@ -49,9 +49,9 @@ public final class YAMLEntryStream {
     /// Called with each entry, in file order.
     let entry: (YAMLMappingEntry) -> Void
     /// Whether the mapping was found and streamed (so the tree's mapping under `key` lacks its entries).
-    public fileprivate(set) var didStream = false
-    /// How many entries were handed over.
-    public fileprivate(set) var entryCount = 0
+    @exclusivity(unchecked) public fileprivate(set) var didStream = false
+    /// How many entries were handed over (unchecked access, as in `Composer`).
+    @exclusivity(unchecked) public fileprivate(set) var entryCount = 0
 
     public init(key: String, begin: @escaping ([YAMLMappingEntry]) -> Void, entry: @escaping (YAMLMappingEntry) -> Void) {
         self.key = key
@@ -69,13 +69,15 @@ private final class Composer {
 
     let file: String
     let limits: YAMLLimits
-    var diagnostics = Diagnostics()
-    private var parser = yaml_parser_t()
-    private var stack: [YAMLNode.Builder] = []
-    private var anchors: [String: (node: YAMLNode, size: Int)] = [:]
-    private var expandedNodes = 0
-    private var root: YAMLNode?
-    private var documentCount = 0
+    // Unchecked: the composer is used by one call on one thread, and the runtime's exclusivity
+    // check on each access of a class's stored property cost 8% of loading a large file (callgrind).
+    @exclusivity(unchecked) var diagnostics = Diagnostics()
+    @exclusivity(unchecked) private var parser = yaml_parser_t()
+    @exclusivity(unchecked) private var stack: [YAMLNode.Builder] = []
+    @exclusivity(unchecked) private var anchors: [String: (node: YAMLNode, size: Int)] = [:]
+    @exclusivity(unchecked) private var expandedNodes = 0
+    @exclusivity(unchecked) private var root: YAMLNode?
+    @exclusivity(unchecked) private var documentCount = 0
 
     private let stream: YAMLEntryStream?
 
@@ -105,7 +107,7 @@ private final class Composer {
             if !keepGoing { break }
         }
         if diagnostics.hasErrors { return nil }
-        guard let root, !(root.scalar?.value == .null && root.scalar?.isPlain == true) else {
+        guard let root, !(root.scalar?.isNull == true && root.scalar?.isPlain == true) else {
             diagnostics.error("the file is empty; expected a YAML document", at: location(line: 0, column: 0))
             return nil
         }
@@ -137,8 +139,10 @@ private final class Composer {
             case YAML_FOLDED_SCALAR_STYLE: .folded
             default: .plain
             }
-            let end = location(event.end_mark)
-            let node = YAMLNode(.scalar(YAMLScalar(text: text, value: value, isPlain: isPlain, style: style, end: end)), at: start)
+            let scalarValue = YAMLScalar(
+                text: text, value: value, isPlain: isPlain, style: style,
+                endMarkLine: Int(event.end_mark.line), endMarkColumn: Int(event.end_mark.column))
+            let node = YAMLNode(.scalar(scalarValue), at: start)
             return add(node, size: 1, anchor: scalar.anchor.map { String(cString: $0) })
         case YAML_ALIAS_EVENT:
             let name = event.data.alias.anchor.map { String(cString: $0) } ?? ""
@@ -189,7 +193,7 @@ private final class Composer {
     }
 
     /// Attaches a finished node to the collection being built, or makes it the document's root.
-    private func add(_ node: YAMLNode, size: Int, anchor: String?) -> Bool {
+    private func add(_ node: consuming YAMLNode, size: Int, anchor: String?) -> Bool {
         if let anchor {
             anchors[anchor] = (node, size)
         }
@@ -282,16 +286,38 @@ extension YAMLNode {
     fileprivate struct Builder {
         let isMapping: Bool
         let location: SourceLocation
-        let anchor: String?
-        let tag: String?
         private(set) var size = 1
         private var items: [YAMLNode] = []
         private var entries: [YAMLMappingEntry] = []
         private var pendingKey: YAMLNode?
-        private var keyLocations: [String: SourceLocation] = [:]
-        private var merged: [YAMLNode] = []
+        /// What few collections have, `nil` for the rest: a builder is made, moved and destroyed for
+        /// every list and mapping, and destroying its rarely used fields one by one was 3% of loading
+        /// a large file (callgrind).
+        private var rare: Rare?
+
+        /// A builder's rarely used parts (one loader call on one thread: unchecked access).
+        private final class Rare {
+            @exclusivity(unchecked) var anchor: String?
+            @exclusivity(unchecked) var tag: String?
+            @exclusivity(unchecked) var keyLocations: [String: SourceLocation] = [:]
+            @exclusivity(unchecked) var merged: [YAMLNode] = []
+            @exclusivity(unchecked) var sink: ((YAMLMappingEntry) -> Void)?
+        }
+
+        var anchor: String? { rare?.anchor }
+        var tag: String? { rare?.tag }
         /// Receives each entry instead of `entries` (see `YAMLEntryStream`).
-        var sink: ((YAMLMappingEntry) -> Void)?
+        var sink: ((YAMLMappingEntry) -> Void)? {
+            get { rare?.sink }
+            set { rareParts().sink = newValue }
+        }
+
+        private mutating func rareParts() -> Rare {
+            if let rare { return rare }
+            let made = Rare()
+            rare = made
+            return made
+        }
 
         /// The text of a key read but not yet paired with its value.
         var pendingKeyText: String? { pendingKey?.scalar?.text }
@@ -300,41 +326,50 @@ extension YAMLNode {
         init(isMapping: Bool, location: SourceLocation, anchor: UnsafeMutablePointer<yaml_char_t>?, tag: UnsafeMutablePointer<yaml_char_t>?) {
             self.isMapping = isMapping
             self.location = location
-            self.anchor = anchor.map { String(cString: $0) }
-            self.tag = tag.map { String(cString: $0) }
+            if anchor != nil || tag != nil {
+                let parts = rareParts()
+                parts.anchor = anchor.map { String(cString: $0) }
+                parts.tag = tag.map { String(cString: $0) }
+            }
         }
 
-        mutating func add(_ node: YAMLNode, size: Int, diagnostics: inout Diagnostics) {
+        /// Takes `node` over (`consuming`), so it moves into the list or entry instead of being copied:
+        /// copying and destroying nodes was a fifth of composing a large file (callgrind).
+        mutating func add(_ node: consuming YAMLNode, size: Int, diagnostics: inout Diagnostics) {
             self.size += size
             guard isMapping else {
+                // Room for a few items at once: grown one by one, a two-item list was allocated twice.
+                if items.isEmpty { items.reserveCapacity(4) }
                 items.append(node)
                 return
             }
-            guard let key = pendingKey else {
+            guard let key = pendingKey.take() else {
                 pendingKey = node
                 return
             }
-            pendingKey = nil
-            if key.scalar == nil, let sink {
+            guard case .scalar(let scalar) = key.content else {
+                if let sink {
+                    sink(YAMLMappingEntry(key: key, value: node))
+                } else {
+                    entries.append(YAMLMappingEntry(key: key, value: node))
+                }
+                return
+            }
+            if scalar.isPlain && scalar.text.utf8.count == 2 && scalar.text == "<<" {
+                rareParts().merged.append(node)
+                return
+            }
+            if let sink {
                 sink(YAMLMappingEntry(key: key, value: node))
                 return
             }
-            if let scalar = key.scalar {
-                if scalar.isPlain && scalar.text.utf8.count == 2 && scalar.text == "<<" {
-                    merged.append(node)
-                    return
-                }
-                if let sink {
-                    sink(YAMLMappingEntry(key: key, value: node))
-                    return
-                }
-                if let first = location(ofKey: scalar.text) {
-                    diagnostics.error(
-                        "duplicate key '\(scalar.text)' (first at line \(first.line), column \(first.column))", at: key.location)
-                    return
-                }
-                remember(scalar.text, at: key.location)
+            if let first = location(ofKey: scalar.text) {
+                diagnostics.error(
+                    "duplicate key '\(scalar.text)' (first at line \(first.line), column \(first.column))", at: key.location)
+                return
             }
+            remember(scalar.text, at: key.location)
+            if entries.isEmpty { entries.reserveCapacity(4) }
             entries.append(YAMLMappingEntry(key: key, value: node))
         }
 
@@ -343,23 +378,24 @@ extension YAMLNode {
         private static let scanLimit = 16
 
         private func location(ofKey text: String) -> SourceLocation? {
-            if entries.count > Self.scanLimit || !keyLocations.isEmpty { return keyLocations[text] }
+            if let rare, !rare.keyLocations.isEmpty { return rare.keyLocations[text] }
             return entries.first { $0.keyText == text }?.key.location
         }
 
         /// Notes a key about to be added; from `scanLimit` keys on, in the dictionary.
         private mutating func remember(_ text: String, at location: SourceLocation) {
             guard entries.count >= Self.scanLimit else { return }
-            if keyLocations.isEmpty {
-                for entry in entries { if let key = entry.keyText { keyLocations[key] = entry.key.location } }
+            let parts = rareParts()
+            if parts.keyLocations.isEmpty {
+                for entry in entries { if let key = entry.keyText { parts.keyLocations[key] = entry.key.location } }
             }
-            keyLocations[text] = location
+            parts.keyLocations[text] = location
         }
 
         mutating func build() -> YAMLNode {
             guard isMapping else { return YAMLNode(.sequence(items), at: location) }
             // Merge keys: entries written here win over merged ones, earlier merges over later.
-            for source in merged {
+            for source in rare?.merged ?? [] {
                 let mappings = source.sequence ?? [source]
                 for mapping in mappings {
                     for entry in mapping.mapping ?? [] {

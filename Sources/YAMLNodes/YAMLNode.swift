@@ -66,23 +66,87 @@ public struct YAMLMappingEntry: Sendable {
 }
 
 /// A scalar as written and as resolved by the YAML 1.2 core schema.
+///
+/// Kept small, since a large file makes millions of them and every copy retains what they hold: the
+/// text is the only reference (a string's value is its text, not a second copy), and the end is two
+/// 32-bit numbers rather than a `SourceLocation` with its own file name (callgrind: copying and
+/// destroying scalars was a tenth of loading a large file).
 public struct YAMLScalar: Sendable, Hashable {
     /// The text as written, after YAML's unquoting and folding.
     public var text: String
-    public var value: YAMLScalarValue
+    private var kind: Kind
     /// `true` for unquoted scalars; only those are resolved to numbers, booleans and null.
     public var isPlain: Bool
     /// How the scalar is written, so text inside it can be located in the file.
     public var style: YAMLScalarStyle
-    /// Just past the scalar's last character (closing quote included), 1-based; `nil` when unknown.
-    public var end: SourceLocation?
+    /// Just past the last character, 1-based; 0 when unknown.
+    private var endLine: UInt32
+    private var endColumn: UInt32
+
+    /// `YAMLScalarValue` without the string's payload, which is `text`.
+    private enum Kind: Sendable, Hashable {
+        case null
+        case bool(Bool)
+        case integer(Int)
+        case float(Double)
+        case string
+    }
 
     public init(text: String, value: YAMLScalarValue, isPlain: Bool, style: YAMLScalarStyle? = nil, end: SourceLocation? = nil) {
         self.text = text
-        self.value = value
+        self.kind = .null
         self.isPlain = isPlain
         self.style = style ?? (isPlain ? .plain : .doubleQuoted)
-        self.end = end
+        self.endLine = end.map { UInt32(clamping: $0.line) } ?? 0
+        self.endColumn = end.map { UInt32(clamping: $0.column) } ?? 0
+        self.value = value
+    }
+
+    /// The composer's initializer: the end as libyaml marks it (0-based), with no file name to copy.
+    init(text: String, value: YAMLScalarValue, isPlain: Bool, style: YAMLScalarStyle, endMarkLine: Int, endMarkColumn: Int) {
+        self.text = text
+        self.kind = .null
+        self.isPlain = isPlain
+        self.style = style
+        self.endLine = UInt32(clamping: endMarkLine + 1)
+        self.endColumn = UInt32(clamping: endMarkColumn + 1)
+        self.value = value
+    }
+
+    /// What the scalar means; a string's value is its `text` (setting a string value sets `text`).
+    public var value: YAMLScalarValue {
+        get {
+            switch kind {
+            case .null: .null
+            case .bool(let bool): .bool(bool)
+            case .integer(let integer): .integer(integer)
+            case .float(let float): .float(float)
+            case .string: .string(text)
+            }
+        }
+        set {
+            switch newValue {
+            case .null: kind = .null
+            case .bool(let bool): kind = .bool(bool)
+            case .integer(let integer): kind = .integer(integer)
+            case .float(let float): kind = .float(float)
+            case .string(let string):
+                kind = .string
+                text = string
+            }
+        }
+    }
+
+    /// Whether the value is null, without building it.
+    public var isNull: Bool {
+        if case .null = kind { return true }
+        return false
+    }
+
+    /// Just past the scalar's last character (closing quote included), 1-based; `nil` when unknown.
+    /// The file is the scalar's node's.
+    public var end: (line: Int, column: Int)? {
+        endLine == 0 ? nil : (Int(endLine), Int(endColumn))
     }
 }
 

@@ -24,6 +24,25 @@ import Testing
         #expect(graph.ids(graph.topologicalOrder) == ["build", "test", "docs", "deploy"])
     }
 
+    @Test func whenEveryTaskNeedsOnlyEarlierOnesTheOrderIsTheFileOrder() throws {
+        var sketch = PipelineSketch()
+        sketch.task("a")
+        sketch.task("b", needs: ["a"])
+        sketch.task("c")
+        sketch.task("d", needs: ["c", "b"])
+        let graph = try #require(sketch.graph().graph)
+        #expect(graph.ids(graph.topologicalOrder) == ["a", "b", "c", "d"])
+
+        // One need pointing forward: `b` must wait for `c`, written after it.
+        var forward = PipelineSketch()
+        forward.task("a")
+        forward.task("b", needs: ["a", "c"])
+        forward.task("c")
+        forward.task("d", needs: ["c"])
+        let reordered = try #require(forward.graph().graph)
+        #expect(reordered.ids(reordered.topologicalOrder) == ["a", "c", "b", "d"])
+    }
+
     @Test func topologicalOrderRespectsEveryEdgeAndIsTheSameEachTime() throws {
         // Needs pointing both ways in the file, from a fixed pseudo-random sequence.
         var random = LinearCongruential(seed: 7)
