@@ -23,9 +23,8 @@ public enum ObserverHub {
             let (batch, isFinished) = events.takeAvailable()
             if !batch.isEmpty {
                 beforeDelivering?()
-                for event in batch {
-                    for observer in observers { observer.observe(event) }
-                }
+                // Each observer takes the batch whole: reporters write it in one piece.
+                for observer in observers { observer.observe(batch: batch) }
             }
             if isFinished { break }
             if clock.now >= nextTick {

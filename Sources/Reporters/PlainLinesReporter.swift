@@ -30,8 +30,28 @@ public final class PlainLinesReporter: RunObserver {
 
     /// Writes the lines for one event, if it has any.
     public func observe(_ event: RunEvent) {
-        let lines = self.lines(for: event)
-        sink.write(lines: lines)
+        observe(batch: [event])
+    }
+
+    /// Writes the lines for events that arrived together, in one piece.
+    public func observe(batch events: [RunEvent]) {
+        var text = ""
+        for event in events {
+            // A transition is most of a run's lines: appended as it is made, without an array per event.
+            if case .transition(let transition) = event, !grouping.isGrouped {
+                lastElapsed = transition.elapsed
+                RunText.appendElapsedStamp(transition.elapsed, to: &text)
+                text += " "
+                RunText.appendTransition(transition, showsReason: explains, to: &text)
+                text += "\n"
+                continue
+            }
+            for line in lines(for: event) {
+                text += line
+                text += "\n"
+            }
+        }
+        if !text.isEmpty { sink.write(text) }
     }
 
     private func lines(for event: RunEvent) -> [String] {

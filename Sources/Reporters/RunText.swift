@@ -5,8 +5,18 @@ import PipelineModel
 enum RunText {
     /// `[  0.41s]`: seconds since the run started, two decimals, right-aligned to six characters.
     static func elapsedStamp(_ seconds: Double) -> String {
-        let text = fixed(seconds, decimals: 2)
-        return "[" + String(repeating: " ", count: max(0, 6 - text.count)) + text + "s]"
+        var text = ""
+        appendElapsedStamp(seconds, to: &text)
+        return text
+    }
+
+    /// `elapsedStamp`, appended to `text`: the plain lines make one for every transition.
+    static func appendElapsedStamp(_ seconds: Double, to text: inout String) {
+        let number = fixed(seconds, decimals: 2)
+        text += "["
+        for _ in 0..<max(0, 6 - number.utf8.count) { text += " " }
+        text += number
+        text += "s]"
     }
 
     /// `0.38s` under a minute, `2m05s` under an hour, `1h02m` beyond.
@@ -26,7 +36,18 @@ enum RunText {
     /// `compile[a]  executing -> failed  (attempt 2, 0.60s, exit 1)`, without the elapsed stamp.
     /// - Parameter showsReason: end with the transition's reason, if it has one (`run --explain`).
     static func transition(_ transition: TaskTransition, showsReason: Bool = false) -> String {
-        var line = "\(transition.task)  \(transition.from.rawValue) -> \(transition.to.rawValue)"
+        var line = ""
+        appendTransition(transition, showsReason: showsReason, to: &line)
+        return line
+    }
+
+    /// `transition`, appended to `text`.
+    static func appendTransition(_ transition: TaskTransition, showsReason: Bool = false, to line: inout String) {
+        line += transition.task.rawValue
+        line += "  "
+        line += transition.from.rawValue
+        line += " -> "
+        line += transition.to.rawValue
         var details: [String] = []
         if transition.attempt > 1 { details.append("attempt \(transition.attempt)") }
         if let duration = transition.duration { details.append(self.duration(duration)) }
@@ -35,7 +56,6 @@ enum RunText {
         // `executing -> up-to-date` says it already.
         if showsReason, let reason = transition.reason, reason != transition.to.rawValue { details.append(reason) }
         if !details.isEmpty { line += "  (" + details.joined(separator: ", ") + ")" }
-        return line
     }
 
     /// `compile[a] | line`: a line a task printed, prefixed by its id.
@@ -89,7 +109,11 @@ enum RunText {
         let whole = units / Int(scale)
         guard decimals > 0 else { return String(whole) }
         let fraction = String(units % Int(scale))
-        return "\(whole)." + String(repeating: "0", count: decimals - fraction.count) + fraction
+        var text = String(whole)
+        text += "."
+        for _ in 0..<(decimals - fraction.utf8.count) { text += "0" }
+        text += fraction
+        return text
     }
 
     private static func minutesAndHours(_ seconds: Double) -> String {

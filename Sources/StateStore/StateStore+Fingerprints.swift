@@ -45,7 +45,7 @@ extension StateStore {
                known: [String: FileRecord], status: (String) -> FileStatus? = { FileStatus(path: $0) })
         -> (check: UpToDateCheck, refreshed: [FileRecord]) {
         let (hashed, refreshed, unreadable) = fingerprinter.hashes(of: files, known: known, status: status)
-        let (fingerprint, encoding) = definition.fingerprintAndEncoding
+        let (fingerprint, encoding) = definition.fingerprintAndEncoding(knownFrom: stored)
         let fingerprints = TaskFingerprints(definition: fingerprint, inputs: hashed, definitionText: encoding)
         let verdict: UpToDateVerdict
         if let reason = Self.difference(from: stored, to: fingerprints) {
@@ -71,6 +71,9 @@ extension StateStore {
     struct StoredFingerprints {
         var fingerprints: TaskFingerprints
         var succeeded: Bool
+        /// The definition's canonical encoding as stored with the fingerprint, when read (a whole-run
+        /// check reads it): a definition that encodes to the same bytes has the same fingerprint.
+        var definitionBytes: [UInt8]? = nil
     }
 
     /// Why `current` does not match the stored success, or `nil` when it does; the first changed input in
