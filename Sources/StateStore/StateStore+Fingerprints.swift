@@ -62,6 +62,7 @@ extension StateStore {
 
     /// Keeps the content records of files read afresh, so the next check need not read them again.
     func storeFileRecords(_ records: [FileRecord]) throws {
+        filesChanged.withLock { $0 = true }
         try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) in try Self.store(records, in: database) }
         }
