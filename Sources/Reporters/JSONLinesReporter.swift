@@ -47,7 +47,7 @@ public final class JSONLinesReporter: RunObserver {
         self.now = now
     }
 
-    /// Writes the records for events that arrived together, in one piece.
+    /// Writes the records for events that arrived together, a few writes of whole lines for the lot.
     public func observe(batch events: [RunEvent]) {
         pending = ""
         for event in events { observe(event) }
@@ -135,8 +135,14 @@ public final class JSONLinesReporter: RunObserver {
     }
 
     private func emit(_ line: JSONObjectWriter) {
-        guard pending != nil else { return sink.write(line.object + "\n") }
-        pending? += line.object
-        pending? += "\n"
+        guard var text = pending else { return sink.write(line.object + "\n") }
+        pending = nil  // `text` is the only reference while it grows
+        text += line.object
+        text += "\n"
+        if text.utf8.count >= 1 << 16 {
+            sink.write(text)
+            text = ""
+        }
+        pending = text
     }
 }

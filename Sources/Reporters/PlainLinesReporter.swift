@@ -33,7 +33,7 @@ public final class PlainLinesReporter: RunObserver {
         observe(batch: [event])
     }
 
-    /// Writes the lines for events that arrived together, in one piece.
+    /// Writes the lines for events that arrived together, a few writes of whole lines for the lot.
     public func observe(batch events: [RunEvent]) {
         var text = ""
         for event in events {
@@ -44,11 +44,16 @@ public final class PlainLinesReporter: RunObserver {
                 text += " "
                 RunText.appendTransition(transition, showsReason: explains, to: &text)
                 text += "\n"
-                continue
+            } else {
+                for line in lines(for: event) {
+                    text += line
+                    text += "\n"
+                }
             }
-            for line in lines(for: event) {
-                text += line
-                text += "\n"
+            // In pieces of about 64 KiB: the 30,000 lines of a large batch need not all be held at once.
+            if text.utf8.count >= 1 << 16 {
+                sink.write(text)
+                text = ""
             }
         }
         if !text.isEmpty { sink.write(text) }

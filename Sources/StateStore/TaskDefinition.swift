@@ -81,8 +81,18 @@ public struct TaskDefinition: Sendable, Hashable {
     /// 10,000 tasks), and comparing the bytes costs almost nothing.
     func fingerprintAndEncoding(knownFrom stored: StateStore.StoredFingerprints?) -> (fingerprint: String, encoding: String) {
         let bytes = canonicalBytes
-        let fingerprint = stored?.definitionBytes == bytes ? stored!.fingerprints.definition : Self.fingerprint(of: bytes)
+        let isStored = stored?.definitionDigest != nil && bytes.withUnsafeBytes(Self.digest) == stored?.definitionDigest
+        let fingerprint = isStored ? stored!.fingerprints.definition : Self.fingerprint(of: bytes)
         return (fingerprint, String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// A digest of an encoding for comparing two in one process: Swift's `Hasher`, SipHash keyed afresh by
+    /// every process, so no text can be made to collide with another on purpose, and by chance only with
+    /// odds of 1 in 2^64. Never stored: another process gives other digests.
+    static func digest(of bytes: UnsafeRawBufferPointer) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: bytes)
+        return hasher.finalize()
     }
 
     private static func fingerprint(of bytes: [UInt8]) -> String {

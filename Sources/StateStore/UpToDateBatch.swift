@@ -60,12 +60,12 @@ extension StateStore {
         }
         var result: [String: StoredFingerprints] = [:]
         for row in try database.query("SELECT task, definition, succeeded, definition_text FROM task_fingerprints", row: {
-            (task: $0.text(0), definition: $0.text(1), succeeded: $0.integer(2) != 0, text: $0.isNull(3) ? nil : $0.blob(3))
+            (task: $0.text(0), definition: $0.text(1), succeeded: $0.integer(2) != 0, textDigest: $0.withBytes(3, TaskDefinition.digest))
         }) {
             // SQLite sorts text by its own collation; `difference` walks in byte order.
             let sorted = (inputs[row.task] ?? []).sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
             result[row.task] = StoredFingerprints(fingerprints: TaskFingerprints(definition: row.definition, inputs: sorted),
-                                                  succeeded: row.succeeded, definitionBytes: row.text)
+                                                  succeeded: row.succeeded, definitionDigest: row.textDigest)
         }
         return result
     }
