@@ -94,11 +94,12 @@ public final class RunRecorder: TaskHistory {
         let fingerprints = (answer?.fingerprints as? CheckedTask)?.fingerprints
         let record = TaskRecord(task: task, state: state, attempts: attempts, duration: duration, exitCode: exitCode,
                                 definition: fingerprints?.definition)
-        writer.append(.ended(record, fingerprints: state == .succeeded ? fingerprints : nil))
+        writer.append(.ended(record, fingerprints: state == .succeeded ? fingerprints : nil), flushed: state != .upToDate)
     }
 
-    /// Returns once every row recorded so far is committed: call before showing events, so that nothing a
-    /// user sees has ended is lost to a kill. Safe from any thread.
+    /// Returns once every row recorded so far is committed, but for up-to-date verdicts (a kill loses them
+    /// at no cost): call before showing events, so that nothing a user sees has ended is lost to a kill.
+    /// Safe from any thread.
     public func flush() {
         writer.flush()
     }
