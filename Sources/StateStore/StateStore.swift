@@ -25,6 +25,8 @@ public final class StateStore: Sendable {
     public let recovery: StateFileRecovery?
     /// Opened by `openReadOnly`: checks keep what they learn to themselves.
     public let isReadOnly: Bool
+    /// `directory` ending in `/`: made once, not for every file key (a no-op rerun makes 20,000 keys).
+    private let directoryPrefix: String
     /// Whether closing the file records it as sound (`StateFileSeal`): set when a run has finished
     /// writing, cleared when one begins.
     private let sealing = Locked(false)
@@ -78,6 +80,7 @@ public final class StateStore: Sendable {
     init(directory: String, location: SQLiteLocation, fingerprinter: Fingerprinter, retainedRuns: Int,
          recovery: StateFileRecovery? = nil, readOnly: Bool = false) throws {
         self.directory = directory
+        directoryPrefix = directory.hasSuffix("/") ? directory : directory + "/"
         self.recovery = recovery
         stateDirectory = directory + "/.jobgraph"
         self.fingerprinter = fingerprinter
@@ -138,8 +141,7 @@ public final class StateStore: Sendable {
 
     /// The key of a file in the `files` and `task_inputs` tables: relative to `directory` when inside it.
     func fileKey(_ path: String) -> String {
-        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
-        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+        path.hasPrefix(directoryPrefix) ? String(path.dropFirst(directoryPrefix.count)) : path
     }
 
     private static func absolute(_ path: String) -> String {
