@@ -27,8 +27,10 @@ public struct Fingerprinter: Sendable {
             }
             files += GlobPattern(pattern).files(in: directory)
         }
+        guard files.count > 1 else { return files }
         files.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         // Sorted, so a file two patterns match stands twice in a row.
+        guard zip(files, files.dropFirst()).contains(where: { $0 == $1 }) else { return files }
         var unique: [String] = []
         unique.reserveCapacity(files.count)
         for file in files where unique.last != file { unique.append(file) }

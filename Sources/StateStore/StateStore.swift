@@ -141,7 +141,9 @@ public final class StateStore: Sendable {
 
     /// The key of a file in the `files` and `task_inputs` tables: relative to `directory` when inside it.
     func fileKey(_ path: String) -> String {
-        path.hasPrefix(directoryPrefix) ? String(path.dropFirst(directoryPrefix.count)) : path
+        guard path.hasPrefix(directoryPrefix) else { return path }
+        // Cut by bytes: `dropFirst` on a String walks characters (1,700 instructions a key).
+        return String(path[path.utf8.index(path.startIndex, offsetBy: directoryPrefix.utf8.count)...])
     }
 
     private static func absolute(_ path: String) -> String {

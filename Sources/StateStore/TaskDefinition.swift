@@ -112,7 +112,16 @@ public struct TaskDefinition: Sendable, Hashable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
-        func append(_ number: Int) { append(String(number)) }
+        func append(_ number: Int) {  // a count or a length: its decimal digits, without a String for them
+            var divisor = 1
+            while divisor <= number / 10 { divisor *= 10 }
+            var rest = number
+            repeat {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            } while divisor > 0
+        }
         func field(_ name: StaticString, _ values: [String]) {
             name.withUTF8Buffer { bytes.append(contentsOf: $0) }
             bytes.append(UInt8(ascii: " "))
