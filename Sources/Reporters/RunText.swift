@@ -12,10 +12,8 @@ enum RunText {
 
     /// `elapsedStamp`, appended to `text`: the plain lines make one for every transition.
     static func appendElapsedStamp(_ seconds: Double, to text: inout String) {
-        let number = fixed(seconds, decimals: 2)
         text += "["
-        for _ in 0..<max(0, 6 - number.utf8.count) { text += " " }
-        text += number
+        appendFixed(seconds, decimals: 2, width: 6, to: &text)
         text += "s]"
     }
 
@@ -48,14 +46,42 @@ enum RunText {
         line += transition.from.rawValue
         line += " -> "
         line += transition.to.rawValue
-        var details: [String] = []
-        if transition.attempt > 1 { details.append("attempt \(transition.attempt)") }
-        if let duration = transition.duration { details.append(self.duration(duration)) }
-        if let exitCode = transition.exitCode { details.append("exit \(exitCode)") }
-        if let error = transition.error, !error.isEmpty { details.append(error) }
+        // The details in parentheses, appended as they come (no list to join: one for every line).
+        var separator = "  ("
+        func detail() {
+            line += separator
+            separator = ", "
+        }
+        if transition.attempt > 1 {
+            detail()
+            line += "attempt "
+            line += String(transition.attempt)
+        }
+        if let duration = transition.duration {
+            detail()
+            let seconds = duration.isFinite ? max(0, duration) : 0
+            if seconds < 59.995 {
+                appendFixed(seconds, decimals: 2, to: &line)
+                line += "s"
+            } else {
+                line += self.duration(seconds)
+            }
+        }
+        if let exitCode = transition.exitCode {
+            detail()
+            line += "exit "
+            line += String(exitCode)
+        }
+        if let error = transition.error, !error.isEmpty {
+            detail()
+            line += error
+        }
         // `executing -> up-to-date` says it already.
-        if showsReason, let reason = transition.reason, reason != transition.to.rawValue { details.append(reason) }
-        if !details.isEmpty { line += "  (" + details.joined(separator: ", ") + ")" }
+        if showsReason, let reason = transition.reason, reason != transition.to.rawValue {
+            detail()
+            line += reason
+        }
+        if separator == ", " { line += ")" }
     }
 
     /// `compile[a] | line`: a line a task printed, prefixed by its id.
@@ -100,20 +126,35 @@ enum RunText {
 
     /// A non-negative number with a fixed count of decimals, always `.` as separator (no locale).
     static func fixed(_ value: Double, decimals: Int) -> String {
+        var text = ""
+        appendFixed(value, decimals: decimals, to: &text)
+        return text
+    }
+
+    /// `fixed`, appended to `text`, right-aligned with spaces to at least `width` characters; written digit
+    /// by digit, as the plain lines print two such numbers on every line.
+    static func appendFixed(_ value: Double, decimals: Int, width: Int = 0, to text: inout String) {
         let value = value.isFinite ? max(0, value) : 0
-        var scale = 1.0
+        var scale = 1
         for _ in 0..<decimals { scale *= 10 }
         // Beyond Int's range a run has gone on for billions of years; clamp rather than trap.
-        let scaled = min((value * scale).rounded(), Double(Int.max / 2))
-        let units = Int(scaled)
-        let whole = units / Int(scale)
-        guard decimals > 0 else { return String(whole) }
-        let fraction = String(units % Int(scale))
-        var text = String(whole)
-        text += "."
-        for _ in 0..<(decimals - fraction.utf8.count) { text += "0" }
-        text += fraction
-        return text
+        let units = Int(min((value * Double(scale)).rounded(), Double(Int.max / 2)))
+        // Digits from the last: the decimals, the point, then the whole part (at least one digit).
+        var digits: [UInt8] = []
+        digits.reserveCapacity(24)
+        var rest = units
+        for _ in 0..<decimals {
+            digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        }
+        if decimals > 0 { digits.append(UInt8(ascii: ".")) }
+        repeat {
+            digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        for _ in 0..<max(0, width - digits.count) { digits.append(UInt8(ascii: " ")) }
+        digits.reverse()
+        text += String(decoding: digits, as: UTF8.self)
     }
 
     private static func minutesAndHours(_ seconds: Double) -> String {
