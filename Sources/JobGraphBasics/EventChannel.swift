@@ -42,7 +42,9 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
                 state.waiter = nil
                 return waiter
             }
-            state.queued += elements
+            // Taken as is when nothing waits before it: a no-op rerun of 100,000 tasks queues 300,000
+            // transitions at once, and a copy of them cost 20 MB.
+            if state.queued.isEmpty { state.queued = elements } else { state.queued += elements }
             return nil
         }
         waiter?.resume(returning: elements)
