@@ -35,28 +35,28 @@ public final class PlainLinesReporter: RunObserver {
 
     /// Writes the lines for events that arrived together, a few writes of whole lines for the lot.
     public func observe(batch events: [RunEvent]) {
-        var text = ""
+        var bytes: [UInt8] = []
         for event in events {
             // A transition is most of a run's lines: appended as it is made, without an array per event.
             if case .transition(let transition) = event, !grouping.isGrouped {
                 lastElapsed = transition.elapsed
-                RunText.appendElapsedStamp(transition.elapsed, to: &text)
-                text += " "
-                RunText.appendTransition(transition, showsReason: explains, to: &text)
-                text += "\n"
+                RunText.appendElapsedStamp(transition.elapsed, to: &bytes)
+                bytes.append(UInt8(ascii: " "))
+                RunText.appendTransition(transition, showsReason: explains, to: &bytes)
+                bytes.append(UInt8(ascii: "\n"))
             } else {
                 for line in lines(for: event) {
-                    text += line
-                    text += "\n"
+                    bytes += line.utf8
+                    bytes.append(UInt8(ascii: "\n"))
                 }
             }
             // In pieces of about 64 KiB: the 30,000 lines of a large batch need not all be held at once.
-            if text.utf8.count >= 1 << 16 {
-                sink.write(text)
-                text = ""
+            if bytes.count >= 1 << 16 {
+                sink.write(String(decoding: bytes, as: UTF8.self))
+                bytes.removeAll(keepingCapacity: true)
             }
         }
-        if !text.isEmpty { sink.write(text) }
+        if !bytes.isEmpty { sink.write(String(decoding: bytes, as: UTF8.self)) }
     }
 
     private func lines(for event: RunEvent) -> [String] {
