@@ -44,7 +44,9 @@ final class HistoryWriter: @unchecked Sendable {
     ///   verdict the next run reaches again) need not hold up what the observers show: 10,000 of them,
     ///   committed before a no-op rerun's first lines, kept its observers waiting (callgrind, 224 M
     ///   instructions on the history thread).
-    func append(_ row: HistoryWrite, waitUntilWritten: Bool = false, flushed: Bool = true) {
+    /// - Parameter promptly: wake the writer at once, rather than when rows have gathered: work it can
+    ///   do while the caller goes on.
+    func append(_ row: HistoryWrite, waitUntilWritten: Bool = false, flushed: Bool = true, promptly: Bool = false) {
         condition.lock()
         defer { condition.unlock() }
         guard !isClosing else { return }
@@ -54,7 +56,7 @@ final class HistoryWriter: @unchecked Sendable {
         if flushed { shownMark = number }
         // Waking the writer for every row cost a context switch per task; it wakes by itself every
         // `interval`, and at once only for a row someone waits for or a full batch.
-        if waitUntilWritten || queued.count >= Self.batchSize { condition.broadcast() }
+        if waitUntilWritten || promptly || queued.count >= Self.batchSize { condition.broadcast() }
         if waitUntilWritten { wait(until: number) }
     }
 

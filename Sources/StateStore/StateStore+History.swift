@@ -10,9 +10,10 @@ extension StateStore {
     /// - Parameters:
     ///   - pipelineFile: the pipeline file as the user named it; runs are filed under its name.
     ///   - taskCount: tasks selected for the run.
-    public func beginRun(pipelineFile: String, startTime: Date, taskCount: Int) throws -> RunID {
+    ///   - dropsOldRuns: drop the runs beyond `retainedRuns` here; a caller that passes `false` records
+    ///     `HistoryWrite.dropOldRuns` later.
+    public func beginRun(pipelineFile: String, startTime: Date, taskCount: Int, dropsOldRuns: Bool = true) throws -> RunID {
         let pipeline = Self.pipelineKey(pipelineFile)
-        let retained = Int64(retainedRuns)
         sealsOnClose(false)
         return try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) -> RunID in
@@ -20,13 +21,18 @@ extension StateStore {
                 try database.run("INSERT INTO runs (pipeline, started_at, task_count) VALUES (?1, ?2, ?3)",
                                  [.text(pipeline), .real(startTime.timeIntervalSince1970), .integer(Int64(taskCount))])
                 let id = RunID(database.lastInsertRowID)
-                try database.run("""
-                    DELETE FROM runs WHERE pipeline = ?1
-                    AND id NOT IN (SELECT id FROM runs WHERE pipeline = ?1 ORDER BY id DESC LIMIT ?2)
-                    """, [.text(pipeline), .integer(retained)])
+                if dropsOldRuns { try dropOldRuns(of: pipelineFile, in: database) }
                 return id
             }
         }
+    }
+
+    /// Drops the pipeline's runs beyond `retainedRuns`, newest kept, with their rows (ON DELETE CASCADE).
+    private func dropOldRuns(of pipelineFile: String, in database: SQLiteDatabase) throws(SQLiteError) {
+        try database.run("""
+            DELETE FROM runs WHERE pipeline = ?1
+            AND id NOT IN (SELECT id FROM runs WHERE pipeline = ?1 ORDER BY id DESC LIMIT ?2)
+            """, [.text(Self.pipelineKey(pipelineFile)), .integer(Int64(retainedRuns))])
     }
 
     /// Records that a task starts executing in `run`: until it succeeds, it is no longer up to date,
@@ -58,6 +64,7 @@ extension StateStore {
                         case .started(let task): try Self.insertStart(of: task, run: run, in: database)
                         case .ended(let record, let fingerprints):
                             try Self.insert(record, run: run, fingerprints: fingerprints, row: row, in: database)
+                        case .dropOldRuns(let pipelineFile): try dropOldRuns(of: pipelineFile, in: database)
                         }
                     }
                 }
