@@ -4,7 +4,7 @@
 # (scripts/slurm-local.sh, with 8 CPUs declared). Prints each run's wall time and, per mode, the
 # overhead per task: (mode's wall time - local wall time) x jobs / tasks, the latency each task adds.
 #
-#   Benchmarks/slurm.sh [--noop 1000] [--sleepers 200] [--jobs 8] [--modes "allocation jobs"] [--no-build]
+#   Benchmarks/slurm.sh [--noop 1000] [--sleepers 200] [--jobs 8] [--modes allocation,jobs] [--no-build]
 #
 # JOBGRAPH=/path/to/jobgraph measures that binary instead of building one. Needs root (the cluster).
 set -euo pipefail
@@ -12,23 +12,11 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/Benchmarks/lib/common.sh"
 
-skip_build=no
-noop=1000
-sleepers=200
-jobs=8
-modes="allocation jobs"
-while [[ $# -gt 0 ]]; do
-    case $1 in
-    -h | --help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    --no-build) skip_build=yes; shift ;;
-    --modes) [[ $# -ge 2 ]] || die "--modes needs a list"; modes=$2; shift 2 ;;
-    --noop | --sleepers | --jobs)
-        [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || die "$1 needs a number"
-        case $1 in --noop) noop=$2 ;; --sleepers) sleepers=$2 ;; --jobs) jobs=$2 ;; esac
-        shift 2 ;;
-    *) die "unknown option '$1' (try --help)" ;;
-    esac
-done
+parse_options bench_slurm "$@"
+noop=$opt_noop
+sleepers=$opt_sleepers
+jobs=$opt_jobs
+modes=${opt_modes//,/ }
 
 find_jobgraph "$skip_build"
 

@@ -12,24 +12,22 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/Benchmarks/lib/common.sh"
 
-skip_build=no
-passed=()
-while [[ $# -gt 0 ]]; do
-    case $1 in
-    -h | --help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    --no-build) skip_build=yes; shift ;;
-    --keep | --sabotage) passed+=("$1"); shift ;;
-    --binary)
-        [[ $# -ge 2 ]] || die "$1 needs a value"
-        JOBGRAPH=$2; shift 2 ;;
-    --kills | --tasks | --jobs | --task-sleep | --changes | --seed | --dir)
-        [[ $# -ge 2 ]] || die "$1 needs a value"
-        passed+=("$1" "$2"); shift 2 ;;
-    *) die "unknown option '$1' (try --help)" ;;
-    esac
-done
-
-need_python
+parse_options soak "$@"
+if [[ -n $opt_binary ]]; then
+    JOBGRAPH=$opt_binary
+    # The module takes the binary as --jobgraph, not --binary.
+    kept=()
+    skip_next=no
+    for argument in "${passed[@]}"; do
+        if [[ $skip_next == yes ]]; then skip_next=no; continue; fi
+        case $argument in
+        --binary) skip_next=yes ;;
+        --binary=*) ;;
+        *) kept+=("$argument") ;;
+        esac
+    done
+    passed=("${kept[@]}")
+fi
 find_jobgraph "$skip_build"
 note "jobgraph: $jobgraph; $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 exec python3 "$root/Benchmarks/lib/soak.py" --jobgraph "$(realpath "$jobgraph")" "${passed[@]}"

@@ -21,14 +21,22 @@ import shlex
 import sys
 
 
-def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a positive number")
-    return value
+def at_least(minimum, name):
+    """A type for whole numbers no smaller than `minimum`, called `name` in messages."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a {name}")
+        return value
+    parse.__name__ = name
+    return parse
+
+
+positive_int = at_least(1, "positive number")
+whole_number = at_least(0, "whole number")
 
 
 def positive_float(text):
@@ -96,6 +104,17 @@ OPTIONS = {
     # filters.sh
     "cases": dict(type=comma_list(), default="sepia,blur,resize,copy", help="filter cases, comma-separated"),
     "formats": dict(type=comma_list(("jpeg", "png")), default="jpeg", help="image formats, comma-separated"),
+    # slurm.sh (also --jobs)
+    "noop": dict(type=whole_number, default=1000, help="independent no-op tasks in the first graph (0 skips it)"),
+    "sleepers": dict(type=whole_number, default=200, help="independent `sleep 0.5` tasks in the second graph (0 skips it)"),
+    "modes": dict(type=comma_list(("allocation", "jobs")), default="allocation,jobs",
+                  help="Slurm modes to measure, comma-separated"),
+    # soak.sh (also --tasks, --jobs, --seed)
+    "kills": dict(type=positive_int, default=200, help="how many times jobgraph is killed"),
+    "task_sleep": dict(type=positive_float, default=0.02, help="seconds each task sleeps between reading and writing"),
+    "changes": dict(type=int, default=10, help="sources rewritten before each run but the first"),
+    "sabotage": dict(action="store_true", help="damage an output once, to prove a violation is caught"),
+    "binary": dict(help="the jobgraph binary to soak (as JOBGRAPH=PATH; default: a fresh release build)"),
     # download.sh
     "size_mb": dict(type=positive_int, default=200, help="size of the one large file, MB"),
     "files": dict(type=positive_int, default=200, help="how many small files"),
@@ -105,8 +124,9 @@ OPTIONS = {
 SUPPLIED_BY_SCRIPT = ("jobgraph", "convert")
 
 
-def parser(description, names, shell=False, prog=None, **defaults):
-    """An ArgumentParser with the options `names` from OPTIONS, `defaults` overriding their defaults.
+def parser(description, names, shell=False, prog=None, helps=None, **defaults):
+    """An ArgumentParser with the options `names` from OPTIONS, `defaults` overriding their defaults and
+    `helps` their help texts (a name a script uses in its own sense, such as soak.sh's --tasks).
 
     `shell`: the parser of the shell entry point: without the options the script supplies itself, with
     the shell's `--no-build`.
@@ -119,13 +139,15 @@ def parser(description, names, shell=False, prog=None, **defaults):
         keywords = dict(OPTIONS[name])
         if name in defaults:
             keywords["default"] = defaults[name]
+        if helps and name in helps:
+            keywords["help"] = helps[name]
         if "default" in keywords and keywords.get("action") != "store_true" and "%(default)" not in keywords["help"]:
             keywords["help"] += " (default: %(default)s)"
         result.add_argument("--" + name.replace("_", "-"), **keywords)
     if shell:
         result.add_argument("--no-build", action="store_true",
                             help="reuse the last release build instead of building")
-    unknown = set(defaults) - set(names)
+    unknown = (set(defaults) | set(helps or {})) - set(names)
     if unknown:
         raise ValueError(f"defaults for options not asked for: {sorted(unknown)}")
     return result

@@ -13,7 +13,6 @@ Prints the seconds from the second SIGINT to jobgraph's exit for each run and th
 if a run did not end with status 130 or took 4.5 s or more (the grace, not the second SIGINT, ended it).
 """
 
-import argparse
 import os
 import shutil
 import signal
@@ -22,6 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import options  # noqa: E402
 
 
 def one_run(jobgraph, folder, marker):
@@ -48,11 +50,12 @@ def one_run(jobgraph, folder, marker):
     return time.monotonic() - began, status
 
 
+def parser(shell=False, prog=None):
+    return options.parser(__doc__, ["jobgraph", "runs"], shell, prog, runs=5)
+
+
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--jobgraph", required=True)
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
 
     folder = tempfile.mkdtemp(prefix="jobgraph-signal-")
     failures = 0

@@ -29,7 +29,6 @@ jobgraph's back (keeping its time), which the next run wrongly reports up to dat
 outputs exist, not their content), so the soak must report a violation and exit 1.
 """
 
-import argparse
 import ctypes
 import json
 import os
@@ -42,6 +41,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import options  # noqa: E402
 from measure import scratch_folder  # noqa: E402
 
 
@@ -331,19 +331,17 @@ class Soak:
         return self.counts["violations"] == 0
 
 
+def parser(shell=False, prog=None):
+    # --binary is the shell script's (it sets JOBGRAPH); the module takes --jobgraph.
+    names = ["jobgraph", "kills", "tasks", "jobs", "task_sleep", "changes", "seed", "dir", "keep", "sabotage"]
+    helps = {"tasks": "tasks in the pipeline", "jobs": "--jobs of each run", "seed": "seed of the kill moments and changes",
+             "keep": "keep the work folder (its path is printed)"}
+    return options.parser(__doc__, names + (["binary"] if shell else []), shell, prog, helps=helps,
+                          tasks=2000, jobs=8, seed=1)
+
+
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--jobgraph", required=True)
-    parser.add_argument("--kills", type=int, default=200)
-    parser.add_argument("--tasks", type=int, default=2000)
-    parser.add_argument("--jobs", type=int, default=8)
-    parser.add_argument("--task-sleep", type=float, default=0.02)
-    parser.add_argument("--changes", type=int, default=10, help="sources rewritten before each run but the first")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--dir", help="where the work folder goes (default: /dev/shm when writable, else the temporary folder)")
-    parser.add_argument("--keep", action="store_true", help="keep the work folder")
-    parser.add_argument("--sabotage", action="store_true", help="damage an output once, to prove a violation is caught")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
 
     soak = Soak(args)
     try:

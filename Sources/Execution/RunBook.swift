@@ -11,8 +11,8 @@ struct RunBook {
     var plan: Plan
     /// Graph nodes first, then the items dynamic fan-outs add, in the Plan's numbering.
     var tasks: [RunTask]
-    /// `nil` for a task that ended before the run (up to date with all its needs); filled by `Runner.run`.
-    var operations: [TaskOperation?] = []
+    /// The operations of the tasks started so far that something still needs.
+    var operations: LiveOperations
     var attempts: [Int]
     var attemptStarted: [ContinuousClock.Instant?]
     var firstStarted: [Double?]
@@ -42,9 +42,10 @@ struct RunBook {
     var stopRequests = 0
     var waiter: CheckedContinuation<Void, Never>?
 
-    init(plan: Plan, tasks: [RunTask]) {
+    init(plan: Plan, tasks: [RunTask], operations: LiveOperations) {
         self.plan = plan
         self.tasks = tasks
+        self.operations = operations
         let count = tasks.count
         attempts = Array(repeating: 0, count: count)
         attemptStarted = Array(repeating: nil, count: count)
@@ -55,6 +56,7 @@ struct RunBook {
 
     /// Makes room for one more task (a fan-out item).
     mutating func growBookkeeping() {
+        operations.append()
         attempts.append(0)
         attemptStarted.append(nil)
         firstStarted.append(nil)

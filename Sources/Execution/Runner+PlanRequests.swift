@@ -76,11 +76,8 @@ extension Runner {
                 return item
             }
             let (added, transitions) = book.plan.expand(group, items: planItems)
-            for (number, index) in added.enumerated() {
-                let runTask = RunTask(item: items[number], number: number, of: groupTask)
-                book.tasks.append(runTask)
-                let operation = CompiledOperations.operation(index, for: runTask, begin: Self.beginning(through: beginBox))
-                book.operations.append(operation)
+            for number in 0..<added.count {
+                book.tasks.append(RunTask(item: items[number], number: number, of: groupTask))
                 book.growBookkeeping()
             }
             emit(transitions, in: &book)

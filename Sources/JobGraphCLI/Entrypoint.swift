@@ -7,11 +7,16 @@ import Glibc
 
 /// Runs `jobgraph` with the process's arguments and exits with the contract's status.
 public enum Entrypoint {
-    /// Blocks the signals a run reads through its event loop. Call first thing in `main`, before any
+    /// Blocks the signals a run reads through its event loop, and SIGCHLD. Call first thing in `main`, before any
     /// thread exists, so that every later thread inherits the mask (see `SignalSet`).
     public static func prepareSignals() {
+        // A reader that goes away (`jobgraph run … | head -1`) must not kill jobgraph halfway through a run:
+        // its tasks and services would outlive it. Writing to the closed pipe fails with EPIPE instead, which
+        // the console takes quietly, and the run ends as usual.
+        ProcessSignal.pipe.ignoreInThisProcess()
         do {
             try SignalSet.runControl.blockInCallingThread()
+            try SignalSet.childExits.blockInCallingThread()
         } catch {
             Console.standardError.write(line: "warning: cannot block signals: \(error)")
         }

@@ -2,7 +2,7 @@ extension EventLoop {
     /// Reaps exited orphans (see `OrphanReaper`) every `interval` on the loop thread, until the loop stops;
     /// for a process that made itself a subreaper. Safe from any thread.
     ///
-    /// No event announces an orphan's exit (SIGCHLD stays unblocked, see `SignalSet.runControl`), so the
+    /// No event announces an orphan's exit (SIGCHLD is not read, see `SignalSet.childExits`), so the
     /// loop looks: one `waitid` per look when nothing has exited. When an exited spawned child, not yet
     /// reaped through its pidfd, hides the orphans, `/proc` is read instead, at most once per
     /// `scanInterval`, since that read costs a system call per process on the machine.

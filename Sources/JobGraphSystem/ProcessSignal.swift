@@ -76,3 +76,11 @@ public enum ProcessSignal: Hashable, Sendable, CaseIterable, CustomStringConvert
         }
     }
 }
+
+extension ProcessSignal {
+    /// Makes this process ignore the signal (`SIG_IGN`); children still start with its default action,
+    /// since the spawner resets every catchable signal.
+    public func ignoreInThisProcess() {
+        signal(number, SIG_IGN)
+    }
+}

@@ -5,7 +5,7 @@ import PipelineModel
 /// The attempts of a run, for `jobgraph report`: written once when the run ends, read back per run.
 extension StateStore {
     /// Records `run`'s attempts, its `--jobs` and the critical path it took, in one transaction.
-    public func recordAttempts(_ attempts: [TaskAttempt], run: RunID, jobs: Int, criticalPath: [TaskID]) throws {
+    public func recordAttempts(_ attempts: some Sequence<TaskAttempt>, run: RunID, jobs: Int, criticalPath: [TaskID]) throws {
         try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) in
                 try database.run("UPDATE runs SET jobs = ?2, critical_path = ?3 WHERE id = ?1",

@@ -165,14 +165,16 @@ struct HistoryCommandTests {
 
     @Test func measuredDurationsDecideWhichReadyTaskStartsFirst() async throws {
         // With `--jobs 1` and no history, `head` starts first: its remaining path counts 2 tasks against
-        // `long`'s 1. Once runs have measured `long` at 0.6 s and `head` + `tail` at almost nothing,
+        // `long`'s 1. Once runs have measured `long` at 1.5 s and `head` + `tail` at almost nothing,
         // `long` has the longer remaining critical path and starts first (contract: scheduling rules).
+        // `long` takes 1.5 s: under ThreadSanitizer on a loaded machine, two `true` tasks were measured at
+        // over 0.6 s together, time spent noticing their exits.
         let folder = try PipelineFolder("""
             version: 1
             tasks:
               head: {run: "true"}
               tail: {needs: [head], run: "true"}
-              long: {run: "sleep 0.6"}
+              long: {run: "sleep 1.5"}
             """)
         defer { folder.remove() }
         let first = try await folder.run(["--jobs", "1"])

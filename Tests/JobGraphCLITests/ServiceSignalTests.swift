@@ -65,3 +65,40 @@ struct ServiceSignalTests {
         #expect(ProcessTable.living(withArgument: "300.742").isEmpty)
     }
 }
+
+/// A reader that goes away early (`jobgraph run … | head -1`): jobgraph must not die of SIGPIPE halfway
+/// through the run, or its service would outlive it.
+@Suite(.timeLimit(.minutes(1)))
+struct ClosedOutputTests {
+    @Test func aClosedStandardOutputLeavesNoServiceBehind() async throws {
+        let directory = try ScratchDirectory("jobgraph-closed-output")
+        defer { directory.remove() }
+        let port = try LoopbackSocket.freePort()
+        try directory.write("""
+            version: 1
+            tasks:
+              server:
+                run: exec python3 -m http.server \(port) --bind 127.0.0.1
+                service: {ready: {reachable: "127.0.0.1:\(port)"}, timeout: 30s}
+              client:
+                needs: [server]
+                run: for i in $(seq 1 2000); do echo line $i; done; curl -sSf -o /dev/null http://127.0.0.1:\(port)/ && touch client.ran
+            """, to: "p.yaml")
+        let binary = try JobGraphBinary.location().path
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // `head -1` exits after the first line, closing the pipe jobgraph writes its progress to.
+        // The pipeline file's full path tells this run's jobgraph from those of tests running beside it.
+        let pipeline = directory.path + "/p.yaml"
+        shell.arguments = ["-c", "'\(binary)' run '\(pipeline)' --progress plain | head -1"]
+        shell.environment = JobGraphBinary.environment
+        shell.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        shell.standardOutput = FileHandle.nullDevice
+        try shell.run()
+        // jobgraph goes on after `head` left: the client still reaches the service and ends.
+        #expect(await eventually(within: .seconds(30)) { directory.exists("client.ran") })
+        #expect(await eventually(within: .seconds(30)) { ProcessTable.living(withArgument: pipeline).isEmpty })
+        shell.waitUntilExit()
+        #expect(ProcessTable.living(withArgument: "\(port)").isEmpty, "the service outlived jobgraph")
+    }
+}
