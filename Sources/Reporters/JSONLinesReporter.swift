@@ -20,6 +20,8 @@ public final class JSONLinesReporter: RunObserver {
     private let now: () -> Date
     private var runStart: Date?
     private var lastProgress: [TaskID: Double] = [:]
+    /// The records of a batch being observed, written together at its end; `nil` outside a batch.
+    private var pending: String?
     private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// Writes to `sink`, usually `Console.standardOutput`; `now` stamps progress and the finished record.
@@ -43,6 +45,14 @@ public final class JSONLinesReporter: RunObserver {
         self.sink = file
         self.ownedFile = file
         self.now = now
+    }
+
+    /// Writes the records for events that arrived together, a few writes of whole lines for the lot.
+    public func observe(batch events: [RunEvent]) {
+        pending = ""
+        for event in events { observe(event) }
+        if let text = pending, !text.isEmpty { sink.write(text) }
+        pending = nil
     }
 
     /// Writes the record for one event, if it has one.
@@ -125,6 +135,14 @@ public final class JSONLinesReporter: RunObserver {
     }
 
     private func emit(_ line: JSONObjectWriter) {
-        sink.write(line.object + "\n")
+        guard var text = pending else { return sink.write(line.object + "\n") }
+        pending = nil  // `text` is the only reference while it grows
+        text += line.object
+        text += "\n"
+        if text.utf8.count >= 1 << 16 {
+            sink.write(text)
+            text = ""
+        }
+        pending = text
     }
 }

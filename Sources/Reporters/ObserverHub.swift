@@ -13,7 +13,8 @@ public enum ObserverHub {
     ///   - tickInterval: how often observers hear `tick()`.
     ///   - pace: how often the queued events are read.
     ///   - beforeDelivering: called before each batch reaches the observers, so that what they show never
-    ///     runs ahead of what the run has recorded (the history's commit, see `RunRecorder.flush`).
+    ///     runs ahead of what the run has recorded (the history's commit, see `RunRecorder.flush`; up-to-date
+    ///     verdicts, which a kill loses at no cost, may be shown first).
     public static func drain(_ events: EventChannel<RunEvent>, into observers: sending [any RunObserver],
                              tickInterval: Duration = .milliseconds(250), pace: Duration = .milliseconds(10),
                              beforeDelivering: (@Sendable () -> Void)? = nil) async {
@@ -23,9 +24,8 @@ public enum ObserverHub {
             let (batch, isFinished) = events.takeAvailable()
             if !batch.isEmpty {
                 beforeDelivering?()
-                for event in batch {
-                    for observer in observers { observer.observe(event) }
-                }
+                // Each observer takes the batch whole: reporters write it in one piece.
+                for observer in observers { observer.observe(batch: batch) }
             }
             if isFinished { break }
             if clock.now >= nextTick {

@@ -20,6 +20,9 @@ struct OutputGrouping {
         self.mode = mode
     }
 
+    /// Whether lines are held per attempt; in the other modes no transition has a block.
+    var isGrouped: Bool { mode == .grouped }
+
     /// The lines to show now for one line a task printed; in `grouped` mode usually none (it is held).
     mutating func lines(for line: String, of task: TaskID) -> [String] {
         switch mode {
@@ -37,6 +40,7 @@ struct OutputGrouping {
     /// block to show: `header` (the transition's own line: id, state, duration), then the lines.
     /// - Returns: `nil` when there is no block, and the caller shows the transition as usual, if at all.
     mutating func block(endedBy transition: TaskTransition, header: @autoclosure () -> String) -> [String]? {
+        guard isGrouped else { return nil }
         if transition.to == .executing {
             executing.insert(transition.task)
             return nil

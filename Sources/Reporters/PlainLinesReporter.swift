@@ -30,8 +30,33 @@ public final class PlainLinesReporter: RunObserver {
 
     /// Writes the lines for one event, if it has any.
     public func observe(_ event: RunEvent) {
-        let lines = self.lines(for: event)
-        sink.write(lines: lines)
+        observe(batch: [event])
+    }
+
+    /// Writes the lines for events that arrived together, a few writes of whole lines for the lot.
+    public func observe(batch events: [RunEvent]) {
+        var bytes: [UInt8] = []
+        for event in events {
+            // A transition is most of a run's lines: appended as it is made, without an array per event.
+            if case .transition(let transition) = event, !grouping.isGrouped {
+                lastElapsed = transition.elapsed
+                RunText.appendElapsedStamp(transition.elapsed, to: &bytes)
+                bytes.append(UInt8(ascii: " "))
+                RunText.appendTransition(transition, showsReason: explains, to: &bytes)
+                bytes.append(UInt8(ascii: "\n"))
+            } else {
+                for line in lines(for: event) {
+                    bytes += line.utf8
+                    bytes.append(UInt8(ascii: "\n"))
+                }
+            }
+            // In pieces of about 64 KiB: the 30,000 lines of a large batch need not all be held at once.
+            if bytes.count >= 1 << 16 {
+                sink.write(String(decoding: bytes, as: UTF8.self))
+                bytes.removeAll(keepingCapacity: true)
+            }
+        }
+        if !bytes.isEmpty { sink.write(String(decoding: bytes, as: UTF8.self)) }
     }
 
     private func lines(for event: RunEvent) -> [String] {

@@ -20,16 +20,17 @@ public struct Fingerprinter: Sendable {
     func files(matching patterns: [String], in directory: String, status: (String) -> FileStatus?) -> [String] {
         var files: [String] = []
         for pattern in patterns {
-            let glob = GlobPattern(pattern)
             // The usual input is one file named outright: one examination, no set, no sort.
-            if !glob.hasWildcards, case let path = glob.literalPath(in: directory), let kind = status(path)?.kind, kind != .directory {
+            if let path = Self.literalPath(pattern, in: directory), let kind = status(path)?.kind, kind != .directory {
                 if kind == .regular { files.append(path) }
                 continue
             }
-            files += glob.files(in: directory)
+            files += GlobPattern(pattern).files(in: directory)
         }
+        guard files.count > 1 else { return files }
         files.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         // Sorted, so a file two patterns match stands twice in a row.
+        guard zip(files, files.dropFirst()).contains(where: { $0 == $1 }) else { return files }
         var unique: [String] = []
         unique.reserveCapacity(files.count)
         for file in files where unique.last != file { unique.append(file) }
@@ -44,10 +45,16 @@ public struct Fingerprinter: Sendable {
 
     func firstMissingOutput(_ patterns: [String], in directory: String, status: (String) -> FileStatus?) -> String? {
         patterns.first { text in
-            let pattern = GlobPattern(text)
-            if pattern.hasWildcards { return pattern.files(in: directory).isEmpty }
-            return status(pattern.literalPath(in: directory)) == nil
+            if let path = Self.literalPath(text, in: directory) { return status(path) == nil }
+            return GlobPattern(text).files(in: directory).isEmpty
         }
+    }
+
+    /// The path a pattern without wildcards names; `nil` for one with wildcards.
+    private static func literalPath(_ text: String, in directory: String) -> String? {
+        if let path = GlobPattern.plainPath(text, in: directory) { return path }
+        let pattern = GlobPattern(text)
+        return pattern.hasWildcards ? nil : pattern.literalPath(in: directory)
     }
 
     /// The content hash of each file, from `known` when its status still matches, else read afresh.

@@ -47,6 +47,29 @@ struct GlobPattern: Sendable, Hashable {
         return path.isEmpty ? "/" : path
     }
 
+    /// The path `text` names below `directory` when it is a plain relative path (no wildcards, no empty
+    /// or `.` segments): what `GlobPattern(text).literalPath(in: directory)` gives, without splitting it
+    /// into segments. `nil` for any other pattern. Why: parsing every declared path cost about 7,000
+    /// instructions, a fifth of a no-op rerun's up-to-date pass (callgrind, 10,000 tasks).
+    static func plainPath(_ text: String, in directory: String) -> String? {
+        var segmentLength = 0
+        var segmentIsDot = false
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "*"), UInt8(ascii: "?"):
+                return nil
+            case UInt8(ascii: "/"):
+                if segmentLength == 0 || segmentLength == 1 && segmentIsDot { return nil }
+                segmentLength = 0
+            default:
+                segmentIsDot = segmentLength == 0 && byte == UInt8(ascii: ".")
+                segmentLength += 1
+            }
+        }
+        if segmentLength == 0 || segmentLength == 1 && segmentIsDot { return nil }
+        return directory + "/" + text
+    }
+
     /// The regular files the pattern matches below `directory` (absolute paths, sorted by their bytes).
     func files(in directory: String) -> [String] {
         var found = Set<String>()

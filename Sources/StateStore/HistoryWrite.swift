@@ -6,4 +6,7 @@ public enum HistoryWrite: Sendable, Equatable {
     case started(TaskID)
     /// The task reached a terminal state; `fingerprints` are stored when it succeeded.
     case ended(TaskRecord, fingerprints: TaskFingerprints?)
+    /// The pipeline's runs beyond the store's `retainedRuns` go, with their rows; the run's own record
+    /// queues it first (see `RunRecorder`).
+    case dropOldRuns(pipelineFile: String)
 }

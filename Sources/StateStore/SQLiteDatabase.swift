@@ -11,6 +11,8 @@ final class SQLiteDatabase {
     /// the same few statements, and compiling each anew would cost more than running it. A statement
     /// is taken out while in use, so a nested use of the same SQL prepares a second one.
     private var cache: [String: SQLiteStatement] = [:]
+    /// Called once the connection has closed (a read-write one has then checkpointed its log into the file).
+    var afterClose: (() -> Void)?
 
     /// Opens (creating when missing) the database at `location`.
     /// - Parameters:
@@ -49,7 +51,8 @@ final class SQLiteDatabase {
     deinit {
         for statement in cache.values { try? statement.finalize() }  // nothing to report to in deinit
         // close_v2 defers the close until every statement is finalized, so an order mistake cannot leak.
-        sqlite3_close_v2(connection)
+        let code = sqlite3_close_v2(connection)
+        if code == SQLITE_OK { afterClose?() }
     }
 
     /// Runs one or more `;`-separated statements that take no parameters, discarding any rows.

@@ -103,6 +103,14 @@ final class SQLiteStatement {
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
+    /// `body` applied to a text or blob column's bytes where SQLite holds them, without copying them;
+    /// `nil` for NULL.
+    func withBytes<Result>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+        guard let handle, !isNull(column) else { return nil }
+        let bytes = sqlite3_column_blob(handle, column)
+        return body(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))))
+    }
+
     func value(_ column: Int32) -> SQLiteValue {
         guard let handle else { return .null }
         switch sqlite3_column_type(handle, column) {

@@ -45,7 +45,7 @@ extension StateStore {
                known: [String: FileRecord], status: (String) -> FileStatus? = { FileStatus(path: $0) })
         -> (check: UpToDateCheck, refreshed: [FileRecord]) {
         let (hashed, refreshed, unreadable) = fingerprinter.hashes(of: files, known: known, status: status)
-        let (fingerprint, encoding) = definition.fingerprintAndEncoding
+        let (fingerprint, encoding) = definition.fingerprintAndEncoding(knownFrom: stored)
         let fingerprints = TaskFingerprints(definition: fingerprint, inputs: hashed, definitionText: encoding)
         let verdict: UpToDateVerdict
         if let reason = Self.difference(from: stored, to: fingerprints) {
@@ -62,6 +62,7 @@ extension StateStore {
 
     /// Keeps the content records of files read afresh, so the next check need not read them again.
     func storeFileRecords(_ records: [FileRecord]) throws {
+        filesChanged.withLock { $0 = true }
         try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) in try Self.store(records, in: database) }
         }
@@ -71,6 +72,10 @@ extension StateStore {
     struct StoredFingerprints {
         var fingerprints: TaskFingerprints
         var succeeded: Bool
+        /// `TaskDefinition.digest` of the canonical encoding stored with the fingerprint, when read (a
+        /// whole-run check reads it): a definition whose encoding has the same digest has the same bytes,
+        /// so the same fingerprint. 8 bytes a task instead of the text's 200.
+        var definitionDigest: Int? = nil
     }
 
     /// Why `current` does not match the stored success, or `nil` when it does; the first changed input in

@@ -25,6 +25,14 @@ public final class StateStore: Sendable {
     public let recovery: StateFileRecovery?
     /// Opened by `openReadOnly`: checks keep what they learn to themselves.
     public let isReadOnly: Bool
+    /// `directory` ending in `/`: made once, not for every file key (a no-op rerun makes 20,000 keys).
+    private let directoryPrefix: String
+    /// Whether closing the file records it as sound (`StateFileSeal`): set when a run has finished
+    /// writing, cleared when one begins.
+    private let sealing = Locked(false)
+    /// Whether this process changed the file records or the inputs of a success, so that `finishRun` may
+    /// have file records to forget.
+    let filesChanged = Locked(false)
 
     /// Opens the state of the pipelines in `directory`, creating `.jobgraph/` and `state.db` when missing.
     ///
@@ -43,7 +51,7 @@ public final class StateStore: Sendable {
         let path = try makeStateDirectory(in: directory) + "/state.db"
         var recovery: StateFileRecovery?
         do {
-            try StateFileRecovery.vet(path)
+            if !StateFileSeal.isIntact(path) { try StateFileRecovery.vet(path) }
         } catch let error as SQLiteError where error.isCorruption {
             recovery = try StateFileRecovery.moveAside(path, reason: error.message, now: now)
         }
@@ -72,6 +80,7 @@ public final class StateStore: Sendable {
     init(directory: String, location: SQLiteLocation, fingerprinter: Fingerprinter, retainedRuns: Int,
          recovery: StateFileRecovery? = nil, readOnly: Bool = false) throws {
         self.directory = directory
+        directoryPrefix = directory.hasSuffix("/") ? directory : directory + "/"
         self.recovery = recovery
         stateDirectory = directory + "/.jobgraph"
         self.fingerprinter = fingerprinter
@@ -79,7 +88,16 @@ public final class StateStore: Sendable {
         self.isReadOnly = readOnly
         let connection = try SQLiteDatabase(location: location, readOnly: readOnly)
         if readOnly { try StateSchema.checkReadable(connection) } else { try StateSchema.migrate(connection) }
+        if case .path(let path) = location, !readOnly {
+            connection.afterClose = { [sealing] in if sealing.withLock({ $0 }) { StateFileSeal.seal(path) } }
+        }
         database = Locked(connection)
+    }
+
+    /// Whether closing the store records the file as sound, so that the next open need not check it:
+    /// true once a run has finished writing it whole, false while one writes.
+    func sealsOnClose(_ seals: Bool) {
+        sealing.withLock { $0 = seals }
     }
 
     // MARK: - Run lock
@@ -123,8 +141,9 @@ public final class StateStore: Sendable {
 
     /// The key of a file in the `files` and `task_inputs` tables: relative to `directory` when inside it.
     func fileKey(_ path: String) -> String {
-        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
-        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+        guard path.hasPrefix(directoryPrefix) else { return path }
+        // Cut by bytes: `dropFirst` on a String walks characters (1,700 instructions a key).
+        return String(path[path.utf8.index(path.startIndex, offsetBy: directoryPrefix.utf8.count)...])
     }
 
     private static func absolute(_ path: String) -> String {

@@ -54,18 +54,33 @@ extension StateStore {
     public func makeUpToDateBatch() throws -> UpToDateBatch { try UpToDateBatch(store: self) }
 
     static func allStoredFingerprints(in database: SQLiteDatabase) throws(SQLiteError) -> [String: StoredFingerprints] {
-        var inputs: [String: [TaskFingerprints.Input]] = [:]
-        for row in try database.query("SELECT task, path, sha256 FROM task_inputs", row: { ($0.text(0), $0.text(1), $0.text(2)) }) {
-            inputs[row.0, default: []].append(TaskFingerprints.Input(path: row.1, sha256: row.2))
-        }
+        // Both tables are keyed by task first (WITHOUT ROWID), so scanned in key order each task's inputs
+        // come together, by path in byte order (SQLite's BINARY collation is memcmp), as `difference` walks
+        // them: merged in one pass, where a list per task in a table and a sort per task cost about 7,000
+        // instructions a task (callgrind, no-op rerun of 10,000 tasks).
         var result: [String: StoredFingerprints] = [:]
-        for row in try database.query("SELECT task, definition, succeeded FROM task_fingerprints", row: {
-            (task: $0.text(0), definition: $0.text(1), succeeded: $0.integer(2) != 0)
-        }) {
-            // SQLite sorts text by its own collation; `difference` walks in byte order.
-            let sorted = (inputs[row.task] ?? []).sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-            result[row.task] = StoredFingerprints(fingerprints: TaskFingerprints(definition: row.definition, inputs: sorted),
-                                                  succeeded: row.succeeded)
+        try database.withCachedStatement("SELECT task, path, sha256 FROM task_inputs ORDER BY task, path") { inputs throws(SQLiteError) in
+            var inputTask = try inputs.step() ? inputs.text(0) : nil
+            try database.withCachedStatement("""
+                SELECT task, definition, succeeded, definition_text FROM task_fingerprints ORDER BY task
+                """) { rows throws(SQLiteError) in
+                while try rows.step() {
+                    let task = rows.text(0)
+                    var list: [TaskFingerprints.Input] = []
+                    // Inputs of a task without fingerprints cannot be (the foreign key); passed over all the same.
+                    // `==` first: a comparison of the bytes, where walking them as a sequence cost 40 M
+                    // instructions for 30,000 rows.
+                    while let other = inputTask, other != task, other.utf8.lexicographicallyPrecedes(task.utf8) {
+                        inputTask = try inputs.step() ? inputs.text(0) : nil
+                    }
+                    while let other = inputTask, other == task {
+                        list.append(TaskFingerprints.Input(path: inputs.text(1), sha256: inputs.text(2)))
+                        inputTask = try inputs.step() ? inputs.text(0) : nil
+                    }
+                    result[task] = StoredFingerprints(fingerprints: TaskFingerprints(definition: rows.text(1), inputs: list),
+                                                      succeeded: rows.integer(2) != 0, definitionDigest: rows.withBytes(3, TaskDefinition.digest))
+                }
+            }
         }
         return result
     }

@@ -37,6 +37,46 @@ struct EventChannelTests {
         }
     }
 
+    /// A run queues its Plan's transitions a batch at a time: each batch whole and in order, between
+    /// single elements of other threads, whether the consumer waits or not.
+    @Test func batchesArriveWholeAndInOrder() async {
+        let channel = EventChannel<(producer: Int, sequence: Int)>()
+        let producers = 4, batches = 500, batchSize = 10
+        let consumer = Task {
+            var received: [(producer: Int, sequence: Int)] = []
+            for await element in channel { received.append(element) }
+            return received
+        }
+        DispatchQueue.concurrentPerform(iterations: producers) { producer in
+            for batch in 0..<batches {
+                if producer == 0 {
+                    channel.yield((0, batch))  // the single-element kind, between batches
+                    continue
+                }
+                channel.yield(contentsOf: (0..<batchSize).map { (producer, batch * batchSize + $0) })
+            }
+        }
+        channel.yield(contentsOf: [])
+        channel.finish()
+        channel.yield(contentsOf: [(9, 9)])  // after the end: dropped
+        let received = await consumer.value
+        #expect(received.count == batches + (producers - 1) * batches * batchSize)
+        for producer in 1..<producers {
+            let sequences = received.filter { $0.producer == producer }.map(\.sequence)
+            #expect(sequences == Array(0..<batches * batchSize), "producer \(producer) reordered or lost elements")
+        }
+        // No batch is split by another thread's element.
+        var index = 0
+        while index < received.count {
+            let element = received[index]
+            if element.producer == 0 { index += 1; continue }
+            #expect(element.sequence % batchSize == 0)
+            let batch = received[index..<min(received.count, index + batchSize)]
+            #expect(batch.map(\.producer) == Array(repeating: element.producer, count: batchSize))
+            index += batchSize
+        }
+    }
+
     @Test func finishingWakesAConsumerWaitingOnAnEmptyChannel() async {
         let channel = EventChannel<String>()
         let consumer = Task {

@@ -77,6 +77,27 @@ import PipelineModel
         #expect(records[3]["exit_code"] == nil)
     }
 
+    /// A batch of events is written in a few writes of whole lines, each record as one event alone gives it.
+    @Test func aBatchWritesTheSameRecordsInFewWrites() throws {
+        var events = [Events.started(taskCount: 1_000)]
+        for index in 0..<1_000 {
+            let task = TaskID("t\(index)")
+            events += [Events.transition(task, .ready, .executing, at: 0.1, reason: "up-to-date"),
+                       Events.transition(task, .executing, .upToDate, at: 0.2, duration: 0, reason: "up-to-date")]
+        }
+        let oneByOne = CapturedWrites(), batched = CapturedWrites()
+        let single = JSONLinesReporter(sink: oneByOne, now: { Events.start }), batch = JSONLinesReporter(sink: batched, now: { Events.start })
+        for event in events { single.observe(event) }
+        batch.observe(batch: events)
+        #expect(batched.text == oneByOne.text)
+        #expect(oneByOne.writes.count == 2_001)
+        #expect(batched.writes.count <= batched.text.utf8.count / (1 << 16) + 1)
+        #expect(batched.writes.allSatisfy { $0.hasSuffix("\n") }, "every write ends a line")
+        // Records written after the batch go out one by one again.
+        batch.observe(Events.transition("late", .pending, .skipped, at: 0.3))
+        #expect(batched.writes.last?.contains("\"task\":\"late\"") == true)
+    }
+
     @Test func progressIsThrottledPerTaskByEventTime() throws {
         let output = try ConsoleFile()
         var now = Events.start

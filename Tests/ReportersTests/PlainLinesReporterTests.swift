@@ -98,6 +98,29 @@ import PipelineModel
         #expect(output.text.isEmpty)
     }
 
+    /// Events that arrive together (30,000 transitions start a no-op rerun of 10,000 tasks) reach the
+    /// output in a few writes of whole lines, reading exactly as they do one event at a time.
+    @Test(arguments: [OutputMode.prefixed, .grouped, .interleaved])
+    func aBatchReadsAsItsEventsOneByOneInFewWrites(mode: OutputMode) throws {
+        var events = [Events.started(taskCount: 2_001)]
+        for index in 0..<2_000 {
+            let task = TaskID("t\(index)")
+            events += [Events.transition(task, .pending, .ready, at: 0.1), Events.transition(task, .ready, .executing, at: 0.1),
+                       Events.transition(task, .executing, .upToDate, at: 0.2, duration: 0)]
+        }
+        events += [Events.transition("log", .ready, .executing, at: 0.3), RunEvent.output(task: "log", line: "said"),
+                   Events.transition("log", .executing, .failed, at: 1.5, exitCode: 2, duration: 1.2)]
+        let oneByOne = CapturedWrites(), batched = CapturedWrites()
+        let single = PlainLinesReporter(sink: oneByOne, output: mode), batch = PlainLinesReporter(sink: batched, output: mode)
+        for event in events { single.observe(event) }
+        batch.observe(batch: events)
+        #expect(batched.text == oneByOne.text)
+        #expect(oneByOne.writes.count > 6_000)
+        #expect(batched.writes.count <= batched.text.utf8.count / (1 << 16) + 1)
+        #expect(batched.writes.allSatisfy { $0.hasSuffix("\n") }, "every write ends a line")
+        #expect(batched.text.contains("[  1.50s] log  executing -> failed  (1.20s, exit 2)"))
+    }
+
     @Test(arguments: [
         (0.0, "0.00s"), (0.384, "0.38s"), (59.99, "59.99s"), (59.996, "1m00s"), (125, "2m05s"), (3599.4, "59m59s"),
         (3600, "1h00m"), (7384, "2h03m"), (-1, "0.00s"), (Double.nan, "0.00s"),

@@ -16,6 +16,26 @@ import Testing
         GlobPattern(pattern).files(in: directory.path).map { String($0.dropFirst(directory.path.count + 1)) }
     }
 
+    /// The shortcut for plain paths names exactly the path the parsed pattern names, and leaves every
+    /// other pattern to it.
+    @Test(arguments: ["out/t00001", "a.txt", "photo[0].png", "../shared/x", "a/../b", ".hidden", "..", "a/.b/c",
+                      "a//b", "./a", "a/./b", "a/.", "a/", "/abs/path", "", ".", "*.swift", "a/**", "a?b", "ü/ñ.txt"])
+    func plainPathsNameWhatTheParsedPatternNames(text: String) {
+        let directory = "/work/p"
+        let pattern = GlobPattern(text)
+        if ["out/t00001", "a.txt", "photo[0].png", "../shared/x", ".hidden", "a/.b/c", "ü/ñ.txt"].contains(text) {
+            #expect(GlobPattern.plainPath(text, in: directory) != nil, "a plain path takes the shortcut")
+        }
+        if let path = GlobPattern.plainPath(text, in: directory) {
+            #expect(!pattern.hasWildcards)
+            #expect(path == pattern.literalPath(in: directory))
+        } else {
+            // Left to the parser: wildcards, absolute paths, and empty or `.` segments it drops.
+            #expect(pattern.hasWildcards || text.hasPrefix("/") || text.isEmpty || text.split(separator: "/", omittingEmptySubsequences: false)
+                .contains { $0.isEmpty || $0 == "." })
+        }
+    }
+
     @Test func starMatchesWithinOneFolder() throws {
         let tree = try makeTree()
         defer { tree.remove() }

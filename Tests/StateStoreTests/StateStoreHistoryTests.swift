@@ -108,6 +108,23 @@ import Testing
         #expect(rows == [4])  // the dropped runs' task rows went with them
     }
 
+    /// A run's record drops the runs beyond the retained count on its history thread, not when it begins;
+    /// by the time the run's record is finished they are gone.
+    @Test func aRunsRecordDropsTheOldestRunsOnItsHistoryThread() throws {
+        let store = try StateStore.inMemory(directory: "/project", retainedRuns: 2)
+        for index in 0..<4 {
+            let recorder = try RunRecorder(store: store, pipelineFile: "ci.yaml", pipelineDirectory: "/project", taskCount: 1,
+                                           startTime: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)))
+            recorder.ended("build", state: .upToDate, attempts: 0, duration: nil, exitCode: nil, answer: nil)
+            let summary = RunSummary(counts: [.upToDate: 1], wallTime: 0.1, criticalPath: [], failures: [], stop: nil)
+            #expect(recorder.finish(summary, endTime: Date(timeIntervalSince1970: 1_700_000_001 + Double(index))).isEmpty)
+            #expect(try store.recentRuns(pipelineFile: "ci.yaml").count == min(index + 1, 2))
+        }
+        #expect(try store.recentRuns(pipelineFile: "ci.yaml").map(\.id.rawValue) == [4, 3])
+        let rows = try store.withDatabase { database throws(SQLiteError) in try database.query("SELECT count(*) FROM task_runs") { $0.integer(0) } }
+        #expect(rows == [2])
+    }
+
     @Test func mediansUseTheLatestSuccessfulExecutionsOfEachTask() throws {
         let store = try StateStore.inMemory(directory: "/project")
         for (index, seconds) in [10.0, 1, 2, 3, 100].enumerated() {

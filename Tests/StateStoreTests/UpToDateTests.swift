@@ -61,6 +61,31 @@ import Testing
         #expect(hasher.paths == [])
     }
 
+    /// A file no success reads any more is forgotten when a run that changed the inputs ends; a run
+    /// that changed nothing (a no-op rerun) leaves the records as they are, and searches for none.
+    @Test func fileRecordsNoSuccessReadsAreForgottenAfterARunThatChangedThem() throws {
+        defer { directory.remove() }
+        try succeed(try check())
+        #expect(try store.fileRecord(at: "Sources/a.c") != nil)
+
+        // The task now reads only b.c: its success names b.c alone, and a.c's record goes with the run's end.
+        let narrowed = try check(inputs: ["Sources/lib/*.c"])
+        try succeed(narrowed)
+        #expect(try store.fileRecord(at: "Sources/a.c") == nil)
+        #expect(try store.fileRecord(at: "Sources/lib/b.c") != nil)
+
+        // A run that checks and changes nothing ends without touching the records.
+        var definition = self.definition
+        definition.inputs = ["Sources/lib/*.c"]
+        let reopened = try StateStore.open(directory: directory.path, fingerprinter: Fingerprinter(hasher: hasher))
+        #expect(try reopened.checkUpToDate("app", definition: definition).verdict == .upToDate)
+        let run = try reopened.beginRun(pipelineFile: "ci.yaml", startTime: Date(), taskCount: 1)
+        try reopened.recordTask(TaskRecord(task: "app", state: .upToDate, attempts: 0), run: run)
+        #expect(!reopened.filesChanged.withLock { $0 })
+        try reopened.finishRun(run, outcome: .succeeded, endTime: Date())
+        #expect(try reopened.fileRecord(at: "Sources/lib/b.c") != nil)
+    }
+
     @Test func touchingAnInputWithoutChangingItKeepsItUpToDateAndReadsItOnce() throws {
         defer { directory.remove() }
         try succeed(try check())
