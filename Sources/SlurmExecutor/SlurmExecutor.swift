@@ -25,7 +25,8 @@ public final class SlurmExecutor: TaskExecutor {
     private let local: any TaskExecutor
     /// `.jobgraph/slurm`: status files and batch scripts.
     private let workDirectory: String
-    private let specs: [String: SlurmSpec]
+    /// The tasks whose work goes to the cluster, by id, with their Slurm settings: looked up once per start.
+    private let clusterTasks: [String: (task: TaskSpec, slurm: SlurmSpec)]
     private let allocation = Locked<String?>(nil)
     private let cancelled = Locked(false)
     private let notes = Locked<[String]>([])
@@ -48,9 +49,11 @@ public final class SlurmExecutor: TaskExecutor {
         self.local = local
         self.environment = environment
         workDirectory = stateDirectory + "/slurm"
-        var specs: [String: SlurmSpec] = [:]
-        for task in graph.pipeline.tasks { specs[task.id.rawValue] = graph.pipeline.slurm(for: task) }
-        self.specs = specs
+        var clusterTasks: [String: (task: TaskSpec, slurm: SlurmSpec)] = [:]
+        for task in graph.pipeline.tasks where Self.runsOnCluster(task) {
+            clusterTasks[task.id.rawValue] = (task, graph.pipeline.slurm(for: task))
+        }
+        self.clusterTasks = clusterTasks
         let top = graph.pipeline.slurm ?? SlurmSpec()
         batch = mode == .jobs
             ? BatchJobQueue(cluster: cluster, directory: stateDirectory + "/slurm", queueSize: top.queueSize ?? 100,
@@ -118,9 +121,8 @@ public final class SlurmExecutor: TaskExecutor {
     public func start(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution {
         let baseID = String(work.id.rawValue.prefix { $0 != "[" })
         guard case .shell(let commands, let concurrently) = work.work, !work.appendsToLog,
-              let task = graph.pipeline.tasks.first(where: { $0.id.rawValue == baseID }), Self.runsOnCluster(task)
+              let (task, spec) = clusterTasks[baseID]
         else { return try local.start(work, reporter: reporter) }
-        let spec = specs[baseID] ?? SlurmSpec()
         let statusFile = "\(workDirectory)/\(Self.fileName(work.id)).\(work.attempt).status"
         if let batch {
             return batch.submit(work: work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile,
