@@ -48,11 +48,20 @@ func runConfiguration(pipelineDirectory: String, jobs: Int, processorCount: Int)
 }
 
 /// What a run would decide for each task, read from `.jobgraph/state.db` without writing or locking it;
-/// without one, as for a first run. An unreadable store is an error (exit 2).
+/// without one, as for a first run. A damaged one is what a run would move aside and start afresh without:
+/// a warning, then the forecast of a first run. Any other unreadable store (one from a newer jobgraph, which
+/// a run refuses too) is an error (exit 2).
 func forecast(of graph: TaskGraph, configuration: RunConfiguration) throws -> RunForecast {
     let directory = configuration.pipelineDirectory
     do {
-        let store = try StateStore.openReadOnly(directory: directory) ?? StateStore.inMemory(directory: directory)
+        let store: StateStore
+        do {
+            store = try StateStore.openReadOnly(directory: directory) ?? StateStore.inMemory(directory: directory)
+        } catch let error as SQLiteError where error.isCorruption {
+            Console.standardError.write(line: "warning: '\(directory)/.jobgraph/state.db' is not a usable database (\(error.message)); "
+                + "a run would move it aside and start a fresh one, so every task would run")
+            store = try StateStore.inMemory(directory: directory)
+        }
         let batch = try StoreBatchCheck(store: store, pipelineDirectory: directory) { _ in }
         return RunForecast(graph: graph, configuration: configuration, batch: batch)
     } catch {

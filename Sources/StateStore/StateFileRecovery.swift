@@ -64,5 +64,5 @@ public struct StateFileRecovery: Sendable, Equatable, CustomStringConvertible {
 
 extension SQLiteError {
     /// Whether the file is damaged or not SQLite at all, as opposed to busy, full or unreadable.
-    var isCorruption: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
+    public var isCorruption: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
 }

@@ -114,6 +114,23 @@ import Glibc
         #expect(!folder.directory.exists("out.txt"))
     }
 
+    /// The dry run reads the state without touching it: a damaged file is left where it is, and the plan is the
+    /// one the run would follow once it moved the file aside, every task running.
+    @Test func theDryRunOfADamagedStateWarnsAndPlansAsAFirstRun() async throws {
+        let folder = try folder()
+        defer { folder.remove() }
+        try folder.write(String(repeating: "this is not SQLite\n", count: 300), to: ".jobgraph/state.db")
+        let original = try #require(FileManager.default.contents(atPath: stateFile(folder)))
+        let dryRun = try await JobGraphBinary.run(["run", "p.yaml", "--dry-run"], in: folder.directory)
+        #expect(dryRun.status == 0, "\(dryRun.standardError)")
+        #expect(dryRun.errorLines == ["warning: '\(folder.directory.path)/.jobgraph/state.db' is not a usable database "
+            + "(file is not a database); a run would move it aside and start a fresh one, so every task would run"])
+        #expect(dryRun.outputLines.contains { $0.hasPrefix("1     build") && $0.hasSuffix("never ran") }, "\(dryRun.outputLines)")
+        #expect(FileManager.default.contents(atPath: stateFile(folder)) == original)
+        #expect(try setAside(folder).isEmpty)
+        #expect(!folder.directory.exists("out.txt"))
+    }
+
     /// A run killed with SIGKILL leaves its pid in `.jobgraph/lock`, but the kernel dropped its `flock`.
     @Test func aLockLeftByAKilledRunBlocksNothing() async throws {
         let folder = try PipelineFolder("""
