@@ -40,12 +40,9 @@ public struct TaskAttempt: Sendable, Equatable {
 /// attempt: it is dropped (a no-op rerun of 10,000 tasks has no bars to draw). Pure: feed it transitions in
 /// order.
 public struct TaskAttemptLog: Sendable {
-    /// Every attempt so far, in the order they started; those still open have no `end`.
-    public var attempts: [TaskAttempt] { Array(attemptsInOrder) }
-
-    /// The same attempts, read in place: a copy of 100,000 of them at the end of a run was its peak
-    /// memory (heaptrack, 20,000 tasks: 5.1 MB).
-    public var attemptsInOrder: some Sequence<TaskAttempt> { recorded.lazy.compactMap { $0 } }
+    /// Every attempt so far, in the order they started; those still open have no `end`. Read in place: a
+    /// copy of 100,000 of them at the end of a run was its peak memory (heaptrack, 20,000 tasks: 5.1 MB).
+    public var attempts: some Sequence<TaskAttempt> { recorded.lazy.compactMap { $0 } }
     /// `nil` where a check was dropped.
     private var recorded: [TaskAttempt?] = []
     private var open: [TaskID: Int] = [:]

@@ -37,9 +37,9 @@ public final class AttemptRecorder: RunObserver {
         case .finished(let summary):
             for failure in summary.failures { log.attachLogTail(failure.lastLines, to: failure.id) }
             do {
-                try store.recordAttempts(log.attemptsInOrder, run: run, jobs: jobs, criticalPath: summary.criticalPath)
+                try store.recordAttempts(log.attempts, run: run, jobs: jobs, criticalPath: summary.criticalPath)
             } catch {
-                lost(log.attemptsInOrder.reduce(0) { count, _ in count + 1 }, error)
+                lost(log.attempts.reduce(0) { count, _ in count + 1 }, error)
             }
         case .output, .progress, .suspended, .stopping:
             break

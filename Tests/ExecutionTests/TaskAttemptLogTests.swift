@@ -28,7 +28,7 @@ import PipelineModel
         log.record(transition("g", .ready, .executing, at: 8))           // lane 2 again: f's check freed it
         log.attachLogTail(["oops"], to: "b")
 
-        let attempts = log.attempts
+        let attempts = Array(log.attempts)
         #expect(attempts.map(\.task) == ["a", "b", "c", "d", "b", "g"])
         #expect(attempts.map(\.slot) == [0, 1, 2, 0, 1, 2])
         #expect(attempts.map(\.attempt) == [1, 1, 1, 1, 2, 1])
