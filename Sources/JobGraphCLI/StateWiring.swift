@@ -58,8 +58,8 @@ func forecast(of graph: TaskGraph, configuration: RunConfiguration) throws -> Ru
         do {
             store = try StateStore.openReadOnly(directory: directory) ?? StateStore.inMemory(directory: directory)
         } catch let error as SQLiteError where error.isCorruption {
-            Console.standardError.write(line: "warning: '\(directory)/.jobgraph/state.db' is not a usable database (\(error.message)); "
-                + "a run would move it aside and start a fresh one, so every task would run")
+            Console.standardError.write(line: "warning: " + StateFileRecovery.unusable(directory + "/.jobgraph/state.db", reason: error.message)
+                + "; a run would move it aside and start a fresh one, so every task would run")
             store = try StateStore.inMemory(directory: directory)
         }
         let batch = try StoreBatchCheck(store: store, pipelineDirectory: directory) { _ in }

@@ -16,8 +16,13 @@ public struct StateFileRecovery: Sendable, Equatable, CustomStringConvertible {
 
     /// One line for the CLI to print as a warning.
     public var description: String {
-        "'\(original)' is not a usable database (\(reason)); moved it to '\(movedTo)' and started a fresh one, "
-            + "so every task will run"
+        Self.unusable(original, reason: reason) + "; moved it to '\(movedTo)' and started a fresh one, so every task will run"
+    }
+
+    /// How a damaged state file is named to the user, by a run that moves it aside and by a dry run that
+    /// only reads it.
+    public static func unusable(_ path: String, reason: String) -> String {
+        "'\(path)' is not a usable database (\(reason))"
     }
 
     /// Checks an existing state file without changing it: a read-only connection neither switches the
