@@ -13,21 +13,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/Benchmarks/lib/common.sh"
 
 parse_options soak "$@"
-if [[ -n $opt_binary ]]; then
-    JOBGRAPH=$opt_binary
-    # The module takes the binary as --jobgraph, not --binary.
-    kept=()
-    skip_next=no
-    for argument in "${passed[@]}"; do
-        if [[ $skip_next == yes ]]; then skip_next=no; continue; fi
-        case $argument in
-        --binary) skip_next=yes ;;
-        --binary=*) ;;
-        *) kept+=("$argument") ;;
-        esac
-    done
-    passed=("${kept[@]}")
-fi
+# --binary is the script's own (the module takes --jobgraph); options.py does not hand it on.
+if [[ -n $opt_binary ]]; then JOBGRAPH=$opt_binary; fi
 find_jobgraph "$skip_build"
 note "jobgraph: $jobgraph; $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 exec python3 "$root/Benchmarks/lib/soak.py" --jobgraph "$(realpath "$jobgraph")" "${passed[@]}"

@@ -9,7 +9,7 @@ it installs or builds anything, with `parse_options MODULE "$@"` from common.sh,
     options.py shell MODULE ARGS...
 
 and evaluates what it prints: `skip_build=yes|no`, `passed=(...)` (the arguments to hand on to the
-module, without the shell's own `--no-build`) and `opt_NAME=VALUE` for each option (lists joined with
+module, without the shell-only options such as `--no-build`) and `opt_NAME=VALUE` for each option (lists joined with
 commas, flags yes/no). A wrong option is refused there, with the usage and exit 2, and --help prints
 the script's header comment and the options with their defaults.
 """
@@ -122,6 +122,8 @@ OPTIONS = {
 
 # Options a shell entry point passes itself: its users do not give them.
 SUPPLIED_BY_SCRIPT = ("jobgraph", "convert")
+# Options only a shell entry point takes: they are not handed on to its module. `binary` takes a value.
+SHELL_ONLY = {"--no-build": False, "--binary": True}
 
 
 def parser(description, names, shell=False, prog=None, helps=None, **defaults):
@@ -161,6 +163,19 @@ def shell_value(value):
     return "" if value is None else str(value)
 
 
+def without_shell_only(argv):
+    """`argv` without the shell-only options (SHELL_ONLY) and their values."""
+    passed = []
+    arguments = iter(argv)
+    for arg in arguments:
+        name = arg.split("=", 1)[0]
+        if name not in SHELL_ONLY:
+            passed.append(arg)
+        elif SHELL_ONLY[name] and "=" not in arg:
+            next(arguments, None)
+    return passed
+
+
 def shell(module_name, argv):
     """Parses a shell script's arguments with `module_name`'s parser and prints bash assignments."""
     prog = os.environ.get("BENCH_SCRIPT", module_name)
@@ -177,7 +192,7 @@ def shell(module_name, argv):
         print(f"printf '%s' {shlex.quote(command.format_help())}; exit 0")
         return 0
     args = command.parse_args(argv)
-    passed = [arg for arg in argv if arg != "--no-build"]
+    passed = without_shell_only(argv)
     print("skip_build=" + ("yes" if args.no_build else "no"))
     print("passed=(" + " ".join(shlex.quote(arg) for arg in passed) + ")")
     for name, value in vars(args).items():
