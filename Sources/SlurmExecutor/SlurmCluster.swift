@@ -103,9 +103,9 @@ public struct SlurmCluster: Sendable {
             }
         }
         let top = graph.pipeline.slurm ?? SlurmSpec()
-        let runsOnCluster = graph.nodes.filter { SlurmExecutor.runsOnCluster($0.spec) }
+        let runsOnCluster = graph.nodes.filter(\.spec.runsOnCluster)
         if mode == .allocation {
-            let cpus = runsOnCluster.map { graph.pipeline.slurm(for: $0.spec).cpus ?? 1 }.max() ?? 1
+            let cpus = graph.pipeline.slurmCPUsPerSlot
             check(top, cpus: jobs * cpus, nodes: top.nodes, spreads: true, owner: "the run's allocation (\(jobs) × \(cpus) CPUs)")
         }
         for node in runsOnCluster where seen.insert(node.spec.id.rawValue).inserted {

@@ -50,7 +50,7 @@ public final class SlurmExecutor: TaskExecutor {
         self.environment = environment
         workDirectory = stateDirectory + "/slurm"
         var clusterTasks: [String: (task: TaskSpec, slurm: SlurmSpec)] = [:]
-        for task in graph.pipeline.tasks where Self.runsOnCluster(task) {
+        for task in graph.pipeline.tasks where task.runsOnCluster {
             clusterTasks[task.id.rawValue] = (task, graph.pipeline.slurm(for: task))
         }
         self.clusterTasks = clusterTasks
@@ -59,15 +59,6 @@ public final class SlurmExecutor: TaskExecutor {
             ? BatchJobQueue(cluster: cluster, directory: stateDirectory + "/slurm", queueSize: top.queueSize ?? 100,
                             submitRate: top.submitRate, pollInterval: top.pollInterval ?? 5)
             : nil
-    }
-
-    /// Whether a task's work goes to the cluster: shell commands that are not a service.
-    public static func runsOnCluster(_ spec: TaskSpec) -> Bool {
-        guard spec.service == nil else { return false }
-        switch spec.action {
-        case .run, .parallel: return true
-        case .download, .filter: return false
-        }
     }
 
     /// Makes the work folder and, in allocation mode, obtains the allocation (waiting until it is granted).
@@ -82,7 +73,7 @@ public final class SlurmExecutor: TaskExecutor {
             return "slurm: one batch job per task, at most \(batch?.queueSize ?? 100) queued at once"
         }
         let top = graph.pipeline.slurm ?? SlurmSpec()
-        let cpus = graph.nodes.filter { Self.runsOnCluster($0.spec) }.map { graph.pipeline.slurm(for: $0.spec).cpus ?? 1 }.max() ?? 1
+        let cpus = graph.pipeline.slurmCPUsPerSlot
         let arguments = ["--no-shell", "--job-name=jobgraph"] + top.allocationArguments(jobs: jobs, cpusPerTask: cpus)
         let output: SlurmCommand.Output
         do {
