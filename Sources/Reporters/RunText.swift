@@ -21,9 +21,17 @@ enum RunText {
 
     /// `0.38s` under a minute, `2m05s` under an hour, `1h02m` beyond.
     static func duration(_ seconds: Double) -> String {
+        var bytes: [UInt8] = []
+        appendDuration(seconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `duration`'s UTF-8, appended to `bytes`: a transition's details carry one on most lines.
+    static func appendDuration(_ seconds: Double, to bytes: inout [UInt8]) {
         let seconds = seconds.isFinite ? max(0, seconds) : 0
-        if seconds < 59.995 { return fixed(seconds, decimals: 2) + "s" }
-        return minutesAndHours(seconds)
+        guard seconds < 59.995 else { return bytes += minutesAndHours(seconds).utf8 }
+        appendFixed(seconds, decimals: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "s"))
     }
 
     /// `3.4s` under a minute, then as `duration`: for the board, which refreshes too often for hundredths.
@@ -60,13 +68,7 @@ enum RunText {
         }
         if let duration = transition.duration {
             detail()
-            let seconds = duration.isFinite ? max(0, duration) : 0
-            if seconds < 59.995 {
-                appendFixed(seconds, decimals: 2, to: &bytes)
-                bytes.append(UInt8(ascii: "s"))
-            } else {
-                bytes += self.duration(seconds).utf8
-            }
+            appendDuration(duration, to: &bytes)
         }
         if let exitCode = transition.exitCode {
             detail()
