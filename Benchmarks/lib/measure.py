@@ -89,4 +89,6 @@ def scratch_folder(prefix, parent=None):
     import tempfile
     if parent is None and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
         parent = "/dev/shm"
+    if parent is not None:
+        os.makedirs(parent, exist_ok=True)  # `--dir` may name a folder that does not exist yet
     return tempfile.mkdtemp(prefix=prefix, dir=parent)
