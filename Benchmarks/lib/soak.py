@@ -58,6 +58,7 @@ class Soak:
                 self.need[task] = self.ids[self.random.randrange(max(0, i - 200), i)]
         self.counts = {
             "kills": 0, "runs finished before the kill": 0, "integrity ok": 0, "history interrupted": 0,
+            "killed after the run ended, history says how": 0,
             "killed before the run was recorded": 0, "up-to-date verdicts checked": 0,
             "kills leaving a new partial output": 0, "tasks executed": 0, "sources rewritten": 0, "violations": 0,
         }
@@ -209,7 +210,8 @@ class Soak:
         self.counts["violations"] += 1
         print(f"VIOLATION: {message}", flush=True)
 
-    def check_after_kill(self, label):
+    def check_after_kill(self, label, finished=None):
+        """`finished`: the run-finished event the killed run wrote, if it got that far."""
         database = os.path.join(self.work, ".jobgraph", "state.db")
         if not os.path.exists(database):
             self.counts["killed before the run was recorded"] += 1
@@ -236,6 +238,8 @@ class Soak:
             self.counts["killed before the run was recorded"] += 1
         elif latest["outcome"] == "interrupted":
             self.counts["history interrupted"] += 1
+        elif finished is not None and latest["outcome"] == ("succeeded" if finished.get("exit_status") == 0 else "failed"):
+            self.counts["killed after the run ended, history says how"] += 1
         else:
             self.violation(f"{label}: the history shows the killed run {latest['id']} as {latest['outcome']!r}")
         self.last_run_id = latest["id"]
@@ -288,6 +292,9 @@ class Soak:
                 killed = status == -signal.SIGKILL
             self.end_orphans()
             self.judge(events, stale, label)
+            # A kill that lands after the run wrote its end (while it prints its summary or exits) finds
+            # the run complete, and the history rightly says how it ended.
+            ended = [event for event in self.events(events) if event.get("event") == "run-finished"]
             if os.path.exists(events):
                 os.remove(events)
             if killed:
@@ -295,7 +302,7 @@ class Soak:
                 _, partial = self.stale_outputs()
                 if partial - partial_before:
                     self.counts["kills leaving a new partial output"] += 1
-                self.check_after_kill(label)
+                self.check_after_kill(label, ended[-1] if ended else None)
             else:
                 self.counts["runs finished before the kill"] += 1
                 self.note_finished_run(label, status, began)

@@ -28,10 +28,15 @@ struct LocalSlurmCluster: SuiteTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?, performing function: () async throws -> Void) async throws {
         let lock = try await Self.waitForOtherSuites()
         defer { close(lock) }
-        let up = try Self.script("up")
-        try #require(up.status == 0, "scripts/slurm-local.sh up failed: \(up.output)")
-        defer { _ = try? Self.script("down") }  // a cluster that will not stop is seen by the next `up`
-        try await function()
+        let up = await Self.script("up")
+        try #require(up.status == 0, "scripts/slurm-local.sh up failed: \(up.output)\(up.errorOutput)")
+        do {
+            try await function()
+        } catch {
+            _ = await Self.script("down")  // a cluster that will not stop is seen by the next `up`
+            throw error
+        }
+        _ = await Self.script("down")
     }
 
     /// Suites of other test processes on this machine (another checkout's `swift test`) use the same
@@ -41,37 +46,30 @@ struct LocalSlurmCluster: SuiteTrait, TestScoping {
         // Close-on-exec: the daemons `up` starts must not hold the lock after the suite.
         let descriptor = open(directory + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         try #require(descriptor >= 0, "cannot open \(directory).lock: \(String(cString: strerror(errno)))")
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 { try await Task.sleep(for: .milliseconds(200)) }
+        // Bounded: a suite elsewhere that never lets go fails this one rather than holding up the whole run.
+        let deadline = ContinuousClock.now + .seconds(1200)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard ContinuousClock.now < deadline else {
+                close(descriptor)
+                try #require(Bool(false), "another test process held \(directory).lock for 20 minutes")
+                break
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
         return descriptor
     }
 
-    private static func script(_ command: String) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Fixtures.repositoryRoot.appendingPathComponent("scripts/slurm-local.sh").path, command]
-        process.environment = scriptEnvironment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    private static func script(_ command: String) async -> ExternalProgram.Result {
+        // `up` may install Slurm first (apt-get), which takes minutes on a fresh machine.
+        await ExternalProgram.run("/bin/bash", [Fixtures.repositoryRoot.appendingPathComponent("scripts/slurm-local.sh").path, command],
+                                  environment: scriptEnvironment, within: .seconds(900))
     }
 
-    /// Runs a Slurm client (`squeue`, `sinfo`) against the cluster; its standard output.
-    static func client(_ program: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/" + program)
-        process.arguments = arguments
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+    /// Runs a Slurm client (`squeue`, `sinfo`) against the cluster; its standard output, or `nil` when it
+    /// failed (a controller that does not answer is no empty queue).
+    static func client(_ program: String, _ arguments: [String]) async -> String? {
+        let run = await ExternalProgram.run("/usr/bin/" + program, arguments, environment: environment, within: .seconds(60))
+        return run.status == 0 ? run.output : nil
     }
 }
 

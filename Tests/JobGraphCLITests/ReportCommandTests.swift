@@ -28,12 +28,12 @@ struct ReportCommandTests {
         let lanes = max(4, Self.mostExecutingAtOnce(try EventSchemaTests.objects(directory.read("events.jsonl"))))
 
         let page = "file://" + directory.file("report.html")
-        let dom = try Chromium.run(["--dump-dom", page], in: directory)
+        let dom = try await Chromium.run(["--dump-dom", page], in: directory)
         #expect(dom.output.contains("data-script=\"ok\""), "the page's script did not run to its end")
         #expect(!dom.output.contains("data-error"), "the page raised: \(dom.output.prefix(400))")
         #expect(dom.consoleLines.isEmpty, "console: \(dom.consoleLines)")
 
-        let shot = try Chromium.run(["--screenshot=" + directory.file("shot.png"), "--window-size=1200,900", page], in: directory)
+        let shot = try await Chromium.run(["--screenshot=" + directory.file("shot.png"), "--window-size=1200,900", page], in: directory)
         #expect(shot.consoleLines.isEmpty, "console: \(shot.consoleLines)")
         let bitmap = try ImageCodec().decode(contentsOf: directory.file("shot.png"))
 
@@ -138,21 +138,14 @@ enum Chromium {
         var consoleLines: [String]
     }
 
-    static func run(_ arguments: [String], in directory: ScratchDirectory) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(path))
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
-                             "--user-data-dir=" + directory.file("chromium-profile"), "--enable-logging=stderr", "--v=0"] + arguments
-        try directory.write("", to: "chromium.out")
-        try directory.write("", to: "chromium.err")
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("chromium.out")))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("chromium.err")))
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path]
-        try process.run()
-        process.waitUntilExit()
-        let errors = directory.read("chromium.err") ?? ""
-        #expect(process.terminationStatus == 0, "chromium exited with \(process.terminationStatus): \(errors.suffix(2000))")
-        return Result(output: directory.read("chromium.out") ?? "",
-                      consoleLines: errors.split(separator: "\n").map(String.init).filter { $0.contains(":CONSOLE") })
+    static func run(_ arguments: [String], in directory: ScratchDirectory) async throws -> Result {
+        let run = await ExternalProgram.run(
+            try #require(path),
+            ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
+             "--user-data-dir=" + directory.file("chromium-profile"), "--enable-logging=stderr", "--v=0"] + arguments,
+            environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path], within: .seconds(90))
+        #expect(run.status == 0, "chromium exited with \(run.status): \(run.errorOutput.suffix(2000))")
+        return Result(output: run.output,
+                      consoleLines: run.errorOutput.split(separator: "\n").map(String.init).filter { $0.contains(":CONSOLE") })
     }
 }

@@ -111,7 +111,7 @@ struct SlurmRunTests {
         let (_, slurm) = try await Self.expectSameRun(pipeline, mode: mode)
         #expect(slurm.outcome.status == 1)
         #expect(slurm.transitions["slow"]?.last == "executing->failed #1 (timed out after 1s)")
-        #expect(try LocalSlurmCluster.client("squeue", ["--noheader", "--states=RUNNING"]).isEmpty)
+        #expect(await LocalSlurmCluster.client("squeue", ["--noheader", "--states=RUNNING"]) == "")
     }
 
     @Test(arguments: Mode.allCases)
@@ -144,9 +144,9 @@ struct SlurmRunTests {
         // Contract (SIGINT): `when: always` tasks still run after Ctrl-C, on the cluster, and only then is
         // everything of the run cancelled.
         #expect(directory.exists("cleanup.ran"), "the when: always task did not run on the cluster")
-        #expect(await eventually(within: .seconds(30)) {
-            (try? LocalSlurmCluster.client("squeue", ["--noheader"]))?.isEmpty == true
-        }, "jobs or steps left in squeue")
+        #expect(await eventually(within: .seconds(30), asking: {
+            await LocalSlurmCluster.client("squeue", ["--noheader"]) == ""
+        }), "jobs or steps left in squeue")
         #expect(await eventually(within: .seconds(30)) {
             ["1", "2", "3"].allSatisfy { ProcessTable.living(withArgument: "300.\(marker)\($0)").isEmpty }
         }, "a task's process outlived the run on the node")

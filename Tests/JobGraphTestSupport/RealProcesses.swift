@@ -115,3 +115,17 @@ public func eventually(within limit: Duration = .seconds(20), _ condition: () th
         }
     }
 }
+
+/// `eventually` for a condition that must itself wait, such as asking another program.
+public func eventually(within limit: Duration = .seconds(20), asking condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while true {
+        if await condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        do {
+            try await Task.sleep(for: .milliseconds(100))
+        } catch {
+            return await condition()  // cancelled: one last look
+        }
+    }
+}
