@@ -21,8 +21,7 @@ public final class JSONLinesReporter: RunObserver {
     private var runStart: Date?
     private var lastProgress: [TaskID: Double] = [:]
     /// The records of a batch being observed, written together at its end; `nil` outside a batch.
-    private var pending: String?
-    private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    private var pending: [UInt8]?
 
     /// Writes to `sink`, usually `Console.standardOutput`; `now` stamps progress and the finished record.
     public init(sink: any TextSink, now: @escaping () -> Date = Date.init) {
@@ -49,9 +48,9 @@ public final class JSONLinesReporter: RunObserver {
 
     /// Writes the records for events that arrived together, a few writes of whole lines for the lot.
     public func observe(batch events: [RunEvent]) {
-        pending = ""
+        pending = []
         for event in events { observe(event) }
-        if let text = pending, !text.isEmpty { sink.write(text) }
+        if let bytes = pending, !bytes.isEmpty { sink.write(String(decoding: bytes, as: UTF8.self)) }
         pending = nil
     }
 
@@ -122,7 +121,7 @@ public final class JSONLinesReporter: RunObserver {
 
     private func header(time: Date, elapsed: Double, event: String) -> JSONObjectWriter {
         var line = JSONObjectWriter()
-        line.add("time", time.formatted(Self.dateStyle))
+        line.add("time", UTCTimestamp.string(time))
         line.add("elapsed", elapsed)
         line.add("event", event)
         return line
@@ -135,14 +134,14 @@ public final class JSONLinesReporter: RunObserver {
     }
 
     private func emit(_ line: JSONObjectWriter) {
-        guard var text = pending else { return sink.write(line.object + "\n") }
-        pending = nil  // `text` is the only reference while it grows
-        text += line.object
-        text += "\n"
-        if text.utf8.count >= 1 << 16 {
-            sink.write(text)
-            text = ""
+        guard var bytes = pending else { return sink.write(line.object + "\n") }
+        pending = nil  // `bytes` is the only reference while it grows
+        line.appendObject(to: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        if bytes.count >= 1 << 16 {
+            sink.write(String(decoding: bytes, as: UTF8.self))
+            bytes.removeAll(keepingCapacity: true)
         }
-        pending = text
+        pending = bytes
     }
 }
