@@ -19,7 +19,7 @@ final class FilterStep: TaskExecution, Sendable {
     private let log: TaskLog
     private let reporter: TaskReporter
     private let codec: ImageCodec
-    private let cancellation = CancellationFlag()
+    private let cancellation: CancellationFlag
     /// Why the work was stopped, set by the first of `terminate`, `kill` or the timeout.
     private let stopReason = Locked<String?>(nil)
 
@@ -29,16 +29,12 @@ final class FilterStep: TaskExecution, Sendable {
         self.log = log
         self.reporter = reporter
         self.codec = codec
+        cancellation = CancellationFlag(deadline: work.timeout.map { .now + .milliseconds(Int64($0 * 1000)) })
     }
 
     func begin() {
         // The task's QoS as the queue's: a background filter yields the cores to interactive work.
         let qos: DispatchQoS.QoSClass = work.niceness >= 19 ? .background : work.niceness >= 10 ? .utility : .userInitiated
-        if let timeout = work.timeout {
-            DispatchQueue.global(qos: qos).asyncAfter(deadline: .now() + timeout) { [weak self] in
-                self?.stop(because: "timed out after \(DurationText.text(forSeconds: timeout))")
-            }
-        }
         DispatchQueue.global(qos: qos).async { self.run() }
     }
 
@@ -56,7 +52,7 @@ final class FilterStep: TaskExecution, Sendable {
             } else {
                 problem = String(describing: error)
             }
-            let reason = stopReason.withLock { $0 } ?? problem
+            let reason = stopReason.withLock { $0 } ?? timeoutReason ?? problem
             result = .failed(exitCode: nil, reason: reason)
             log.write(line: Array(reason.utf8))
         }
@@ -155,6 +151,12 @@ final class FilterStep: TaskExecution, Sendable {
     }
 
     // MARK: - Stopping
+
+    /// What a stop at the task's `timeout` says, once it passed.
+    private var timeoutReason: String? {
+        guard let timeout = work.timeout, cancellation.isPastDeadline else { return nil }
+        return "timed out after \(DurationText.text(forSeconds: timeout))"
+    }
 
     private func stop(because reason: String) {
         stopReason.withLock { if $0 == nil { $0 = reason } }
