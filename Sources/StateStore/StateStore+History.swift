@@ -28,7 +28,7 @@ extension StateStore {
     }
 
     /// Drops the pipeline's runs beyond `retainedRuns`, newest kept, with their rows (ON DELETE CASCADE).
-    private func dropOldRuns(of pipelineFile: String, in database: SQLiteDatabase) throws(SQLiteError) {
+    func dropOldRuns(of pipelineFile: String, in database: SQLiteDatabase) throws(SQLiteError) {
         try database.run("""
             DELETE FROM runs WHERE pipeline = ?1
             AND id NOT IN (SELECT id FROM runs WHERE pipeline = ?1 ORDER BY id DESC LIMIT ?2)
