@@ -22,7 +22,8 @@ public final class UpToDateBatch {
         (stored, known, generation) = try store.withDatabase { database throws(SQLiteError) in
             try database.readTransaction { () throws(SQLiteError) in
                 (try StateStore.allStoredFingerprints(in: database), try StateStore.allFileRecords(in: database),
-                 try StateStore.generation(in: database))
+                 // A dry run may read a state file from before schema 4, without the table: no replay then.
+                 (try? StateStore.generation(in: database)) ?? -1)
             }
         }
         replayEvidence = ReplayEvidence(generation: generation)
