@@ -81,21 +81,13 @@ struct NoOpReplayTests {
     /// `task|state|attempts|duration|exit_code|definition` for each of the run's history rows, read by
     /// python3's own SQLite.
     private static func historyRows(of run: Int, in folder: PipelineFolder) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        try folder.python("""
             import sqlite3, sys
             connection = sqlite3.connect(sys.argv[1])
             for row in connection.execute("SELECT task, state, attempts, duration, exit_code, definition FROM task_runs WHERE run_id = ? ORDER BY task", (int(sys.argv[2]),)):
                 print("|".join(str(value) for value in row))
-            """, folder.directory.file(".jobgraph/state.db"), String(run)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "python3 could not read the history")
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            """, arguments: [folder.directory.file(".jobgraph/state.db"), String(run)])
+            .split(separator: "\n").map(String.init)
     }
 
     @Test func aReplayedRunShowsAndRecordsWhatTheNoOpRunItRepeatsDid() async throws {
