@@ -46,12 +46,13 @@ public struct NoOpReplay: Sendable {
             return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         }
         events.yield(.started(RunStart(pipelineFile: pipelineFile, taskCount: tasks.count, jobs: jobs, time: Date())))
-        // In batches, as the Runner queues a no-op rerun's transitions: one lock of the channel per batch.
+        // In batches, as the Runner queues a no-op rerun's transitions: one lock of the channel per batch,
+        // and one reading of the clocks (the Runner sends all of them within a few milliseconds too).
         let batchSize = 4096
         var batch: [RunEvent] = []
         batch.reserveCapacity(min(batchSize, tasks.count * 3))
+        var time = Date(), seconds = elapsed()
         for task in tasks {
-            let time = Date(), seconds = elapsed()
             func transition(_ from: TaskState, _ to: TaskState, reason: String?, duration: Double?) -> RunEvent {
                 var transition = TaskTransition(time: time, elapsed: seconds, task: task.id, from: from, to: to, attempt: 1,
                                                 queue: task.queue, duration: duration)
@@ -64,6 +65,8 @@ public struct NoOpReplay: Sendable {
             if batch.count >= batchSize {
                 events.yield(contentsOf: batch)
                 batch.removeAll(keepingCapacity: true)
+                time = Date()
+                seconds = elapsed()
             }
         }
         events.yield(contentsOf: batch)

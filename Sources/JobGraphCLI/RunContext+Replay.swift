@@ -28,10 +28,19 @@ extension RunContext {
             mode: settings.progress, console: .standardOutput, environment: environment,
             output: settings.output ?? record.outputMode.flatMap(OutputMode.init(rawValue:)) ?? .prefixed, explains: false)]
         if let events = Self.eventsObserver(path: eventsPath, failures: writeFailures) { observers.append(events) }
+        // The history rows are copied while the events are shown: on two cores, the two take about as long.
+        let store = state.store
+        async let copied: String? = {
+            do { try store.copyReplayedHistory(of: record, into: run) } catch { return "\(error)" }
+            return nil
+        }()
         let events = EventChannel<RunEvent>()
         var result = NoOpReplay(pipelineFile: record.pipelineFile, jobs: configuration.jobs, tasks: record.tasks,
                                 criticalPath: record.criticalPath).run(into: events)
         await ObserverHub.drain(events, into: observers)
+        if let problem = await copied {
+            Console.standardError.write(line: "warning: cannot record the run's history in .jobgraph/state.db (\(record.tasks.count) rows lost): \(problem)")
+        }
         result.leftBehind = stopLeftBehindProcesses(grace: configuration.terminationGrace)
         do {
             try state.store.finishRun(run, outcome: RunOutcome(summary: result), endTime: Date())

@@ -51,13 +51,11 @@ extension StateStore {
         return bytes.withUnsafeBytes { mine in mine.baseAddress.map { memcmp($0, storedStart, bytes.count) == 0 } ?? false }
     }
 
-    /// Records that a replay of `record` starts, in one transaction: its `runs` row (naming the run it
-    /// replays), its history rows copied by SQLite from the source run's (`task_runs`, and the attempts
-    /// `jobgraph report` draws), the record pointed at the new run, the oldest runs dropped.
+    /// Records that a replay of `record` starts: its `runs` row, naming the run it replays, in one
+    /// transaction. Its task rows follow with `copyReplayedHistory`, while the replay shows its events.
     /// - Parameter jobs: the `--jobs` of this run.
     /// - Returns: the new run; `nil`, with nothing written, when the source run's rows are no longer all there.
     public func beginReplayedRun(_ record: NoOpReplayRecord, startTime: Date, jobs: Int) throws -> RunID? {
-        let pipeline = Self.pipelineKey(record.pipelineFile)
         let source = SQLiteValue.integer(record.sourceRun.rawValue)
         sealsOnClose(false)
         return try withDatabase { database throws(SQLiteError) in
@@ -68,21 +66,36 @@ extension StateStore {
                 try database.run("""
                     INSERT INTO runs (pipeline, started_at, task_count, jobs, critical_path, replayed_run)
                     SELECT ?1, ?2, task_count, ?3, critical_path, id FROM runs WHERE id = ?4
-                    """, [.text(pipeline), .real(startTime.timeIntervalSince1970), .integer(Int64(jobs)), source])
-                let id = database.lastInsertRowID
-                let run = SQLiteValue.integer(id)
+                    """, [.text(Self.pipelineKey(record.pipelineFile)), .real(startTime.timeIntervalSince1970),
+                          .integer(Int64(jobs)), source])
+                return RunID(database.lastInsertRowID)
+            }
+        }
+    }
+
+    /// Copies the history rows of the run `record` repeats into `run` (`task_runs`, and the attempts
+    /// `jobgraph report` draws), by SQLite itself, points the record at `run` and drops the oldest runs:
+    /// in one transaction, so the record never names a run without its rows.
+    ///
+    /// Why apart from `beginReplayedRun`: the copy is the costliest part of a replay (10,000 rows, about
+    /// 150 M instructions), and it can go on while the events are shown. A kill before it commits loses
+    /// the replayed run's rows, which are up-to-date verdicts, as a kill of any run may (`RunRecorder`).
+    public func copyReplayedHistory(of record: NoOpReplayRecord, into run: RunID) throws {
+        let pipeline = Self.pipelineKey(record.pipelineFile)
+        let source = SQLiteValue.integer(record.sourceRun.rawValue), target = SQLiteValue.integer(run.rawValue)
+        try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) in
                 try database.run("""
                     INSERT INTO task_runs (run_id, task, state, attempts, duration, exit_code, definition)
                     SELECT ?1, task, state, attempts, duration, exit_code, definition FROM task_runs WHERE run_id = ?2
-                    """, [run, source])
+                    """, [target, source])
                 try database.run("""
                     INSERT INTO task_attempts (run_id, task, attempt, queue, slot, started, ended, outcome, exit_code, error, log_tail)
                     SELECT ?1, task, attempt, queue, slot, started, ended, outcome, exit_code, error, log_tail
                     FROM task_attempts WHERE run_id = ?2
-                    """, [run, source])
-                try database.run("UPDATE noop_replays SET source_run = ?2 WHERE pipeline = ?1", [.text(pipeline), run])
+                    """, [target, source])
+                try database.run("UPDATE noop_replays SET source_run = ?2 WHERE pipeline = ?1", [.text(pipeline), target])
                 try dropOldRuns(of: record.pipelineFile, in: database)
-                return RunID(id)
             }
         }
     }

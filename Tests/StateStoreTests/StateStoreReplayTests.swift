@@ -134,6 +134,8 @@ import Testing
         defer { directory.remove() }
         let (store, saved) = try recordedStore(in: directory)
         let replayed = try #require(try store.beginReplayedRun(saved, startTime: Date(), jobs: 3))
+        #expect(try store.tasks(of: replayed).isEmpty, "the rows come with the copy")
+        try store.copyReplayedHistory(of: saved, into: replayed)
         try store.finishRun(replayed, outcome: .succeeded, endTime: Date())
         #expect(try store.tasks(of: replayed) == store.tasks(of: saved.sourceRun))
         #expect(try store.tasks(of: replayed).map(\.definition) == ["d-build", "d-test"])
