@@ -100,7 +100,6 @@ struct RunCommand: AsyncParsableCommand {
         let slurmMode = (executor ?? graph.pipeline.executor) == .slurm
             ? self.slurmMode ?? graph.pipeline.slurm?.mode ?? .allocation : nil
         if dryRun {
-            replayContext?.close()  // never made: a dry run is no replay
             var configuration = runConfiguration(pipelineDirectory: source.directory, jobs: jobs, processorCount: processorCount)
             configuration.keepGoing = keepGoing
             configuration.force = force

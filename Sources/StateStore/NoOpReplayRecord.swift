@@ -21,7 +21,7 @@ public struct NoOpReplayRecord: Sendable, Equatable {
     public var pipelineFile: String
     /// The pipeline file's `output:` (an `OutputMode` raw value), which `--output` overrides.
     public var outputMode: String?
-    /// Every path the checks examined, with what they found (`nil`: missing); sorted by path.
+    /// Every path the checks examined, with what they found (`nil`: missing), in no particular order.
     var paths: [ExaminedPath]
     /// The tasks, in the order the recorded run ended them.
     public var tasks: [NoOpReplay.Task]

@@ -121,7 +121,7 @@ extension StateStore {
         }
         let record = NoOpReplayRecord(key: key, pipelineBytes: pipelineBytes, generation: findings.evidence.generation,
                                       sourceRun: recorder.run, pipelineFile: captured.pipelineFile, outputMode: outputMode,
-                                      paths: findings.paths.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) },
+                                      paths: findings.paths,
                                       tasks: captured.tasks, criticalPath: captured.criticalPath)
         let body = record.body
         return try withDatabase { database throws(SQLiteError) in
