@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Execution
 import Foundation
 import JobGraphBasics
 import PipelineModel
@@ -50,6 +51,16 @@ struct NoOpReplayAttempt {
         let unchanged = pipelineBytes != nil && PipelineLoader.bytes(ofFile: pipelineFile) == pipelineBytes
         try store.recordReplay(after: recorder, capture: eligible && unchanged ? capture : nil, pipelineFile: pipelineFile,
                                key: key, pipelineBytes: pipelineBytes, outputMode: outputMode?.rawValue)
+    }
+
+    /// A replay's exit status, or the signal's when SIGINT or SIGTERM came during it (the replay, which
+    /// starts nothing, runs to its end: the run it repeats would have been stopped).
+    static func status(_ status: Int32, stoppedBy stop: RunStop?) -> Int32 {
+        switch stop {
+        case .interrupt?: ExitStatus.interrupted
+        case .terminate?: ExitStatus.terminated
+        case nil: status
+        }
     }
 
     /// The running binary's size, modification time and inode: a rebuilt jobgraph of the same version may

@@ -84,8 +84,9 @@ struct RunCommand: AsyncParsableCommand {
         if let replay, NoOpReplayAttempt.mayHaveRecord(source) {
             let context = try RunContext(settings: runSettings, pipelineDirectory: source.directory, wait: wait, events: events)
             if let record = replay.validRecord(in: context.state.store), let finished = await context.replay(record) {
+                let status = NoOpReplayAttempt.status(finished.status, stoppedBy: context.control.takePendingStop())
                 context.close()
-                if finished.status != ExitStatus.success { throw ExitCode(finished.status) }
+                if status != ExitStatus.success { throw ExitCode(status) }
                 return
             }
             replayContext = context
@@ -94,6 +95,12 @@ struct RunCommand: AsyncParsableCommand {
         guard let graph = reportedSelection(source, variableOverrides: pipeline.variableOverrides, diagnostics: &diagnostics) else {
             replayContext?.close()
             throw ExitCode(ExitStatus.invalid)
+        }
+        // Signals are caught from the moment the context exists: one that came while the pipeline loaded
+        // ends the command, as it would have ended it uncaught.
+        if let context = replayContext, let stop = context.control.takePendingStop() {
+            context.close()
+            throw ExitCode(NoOpReplayAttempt.status(ExitStatus.success, stoppedBy: stop))
         }
         let processorCount = ProcessInfo.processInfo.activeProcessorCount
         let jobs = self.jobs ?? processorCount
