@@ -38,10 +38,18 @@ struct NoOpReplayAttempt {
         access(source.directory + "/.jobgraph/state.db", F_OK) == 0
     }
 
-    /// The record to replay, when it still holds.
-    func validRecord(in store: StateStore) -> NoOpReplayRecord? {
-        guard let pipelineBytes else { return nil }
-        return store.validReplay(pipelineFile: pipelineFile, key: key, pipelineBytes: pipelineBytes)
+    /// The record to replay, when it still holds. Once the checks that read `state.db` passed, the oldest
+    /// runs are dropped (as the run that follows, replayed or not, would drop them) while the record's
+    /// paths are examined.
+    func validRecord(in store: StateStore) async -> NoOpReplayRecord? {
+        guard let pipelineBytes, let candidate = store.replayCandidate(pipelineFile: pipelineFile, key: key, pipelineBytes: pipelineBytes)
+        else { return nil }
+        let pipelineFile = self.pipelineFile
+        // Best effort: a drop that fails is done again when the run begins.
+        async let roomMade: Void = { try? store.makeRoomForRun(pipelineFile: pipelineFile) }()
+        let record = candidate.validRecord()
+        await roomMade
+        return record
     }
 
     /// After a normal run: keeps a record of its verdict when it may be replayed, else forgets any.

@@ -18,31 +18,45 @@ extension StateStore {
     ///   - key: `NoOpReplayRecord.key` of this command.
     ///   - pipelineBytes: the pipeline file as it is now.
     public func validReplay(pipelineFile: String, key: [UInt8], pipelineBytes: [UInt8]) -> NoOpReplayRecord? {
-        let found = try? withDatabase { database throws(SQLiteError) -> NoOpReplayRecord? in
-            try database.readTransaction { () throws(SQLiteError) -> NoOpReplayRecord? in
+        replayCandidate(pipelineFile: pipelineFile, key: key, pipelineBytes: pipelineBytes)?.validRecord()
+    }
+
+    /// The pipeline's replay record when the checks that read `state.db` pass (see `validReplay`); the
+    /// rest, decoding it and examining its paths, is `ReplayCandidate.validRecord`, which needs no database.
+    public func replayCandidate(pipelineFile: String, key: [UInt8], pipelineBytes: [UInt8]) -> ReplayCandidate? {
+        let found = try? withDatabase { database throws(SQLiteError) -> ReplayCandidate? in
+            try database.readTransaction { () throws(SQLiteError) -> ReplayCandidate? in
                 let generation = try Self.generation(in: database)
-                return try database.withCachedStatement("""
+                let candidate = try database.withCachedStatement("""
                     SELECT key, pipeline_bytes, generation, source_run, task_count, body FROM noop_replays WHERE pipeline = ?1
-                    """) { row throws(SQLiteError) -> NoOpReplayRecord? in
+                    """) { row throws(SQLiteError) -> ReplayCandidate? in
                     try row.bind([.text(Self.pipelineKey(pipelineFile))])
                     defer { try? row.reset() }  // a reset after a read cannot fail in a way that matters
                     guard try row.step(), row.integer(2) == generation,
                           row.withBytes(0, { Self.equal($0, key) }) == true,
                           row.withBytes(1, { Self.equal($0, pipelineBytes) }) == true else { return nil }
-                    let source = RunID(row.integer(3)), taskCount = row.integer(4)
-                    guard let body = row.withBytes(5, NoOpReplayRecord.decodeBody) ?? nil, body.tasks.count == taskCount else { return nil }
-                    let rows = try database.query("SELECT count(*) FROM task_runs WHERE run_id = ?1", [.integer(source.rawValue)]) {
-                        $0.integer(0)
-                    }.first
-                    guard rows == taskCount else { return nil }
-                    return NoOpReplayRecord(key: key, pipelineBytes: pipelineBytes, generation: generation, sourceRun: source,
-                                            pipelineFile: body.pipelineFile, outputMode: body.outputMode, paths: body.paths, tasks: body.tasks,
-                                            criticalPath: body.criticalPath)
+                    return ReplayCandidate(key: key, pipelineBytes: pipelineBytes, generation: generation, sourceRun: RunID(row.integer(3)),
+                                           taskCount: Int(row.integer(4)), body: row.blob(5))
                 }
+                guard let candidate else { return nil }
+                let rows = try database.query("SELECT count(*) FROM task_runs WHERE run_id = ?1", [.integer(candidate.sourceRun.rawValue)]) {
+                    $0.integer(0)
+                }.first
+                return rows == Int64(candidate.taskCount) ? candidate : nil
             }
         }
-        guard let record = found ?? nil, record.pathsAreUnchanged() else { return nil }
-        return record
+        return found ?? nil
+    }
+
+    /// Drops the pipeline's oldest runs so that the run about to begin, replayed or not, is within
+    /// `retainedRuns`: what beginning a run does anyway, done apart so that it can go on while a replay
+    /// examines its paths (at 50 runs of 10,000 tasks, the drop takes about 20 ms).
+    public func makeRoomForRun(pipelineFile: String) throws {
+        try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) in
+                try dropOldRuns(of: pipelineFile, keeping: retainedRuns - 1, in: database)
+            }
+        }
     }
 
     private static func equal(_ stored: UnsafeRawBufferPointer, _ bytes: [UInt8]) -> Bool {
@@ -95,7 +109,7 @@ extension StateStore {
                     FROM task_attempts WHERE run_id = ?2
                     """, [target, source])
                 try database.run("UPDATE noop_replays SET source_run = ?2 WHERE pipeline = ?1", [.text(pipeline), target])
-                try dropOldRuns(of: record.pipelineFile, in: database)
+                try dropOldRuns(of: record.pipelineFile, in: database)  // nothing, after `makeRoomForRun`
             }
         }
     }

@@ -205,6 +205,11 @@ struct NoOpReplayTests {
         #expect(replays[53] == 52, "\(replays.sorted { $0.key < $1.key }.suffix(3))")
         #expect(try Self.historyRows(of: 53, in: folder).count == 3)
         #expect(try Self.historyRows(of: 3, in: folder).isEmpty, "the oldest runs were dropped")
+        let kept = try folder.python("""
+            import sqlite3, sys
+            print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*), min(id) FROM runs").fetchone())
+            """, arguments: [folder.directory.file(".jobgraph/state.db")])
+        #expect(kept == "(50, 4)", "the latest 50 runs are kept")
         #expect(try folder.integrityCheck() == "ok")
     }
 }
