@@ -30,6 +30,12 @@ func checkedSelection(_ options: PipelineOptions, tasks: [String]) throws -> (so
 /// problem; `nil` when there was an error.
 func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: String]) -> TaskGraph? {
     var diagnostics = Diagnostics()
+    return reportedSelection(source, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+}
+
+/// As `reportedSelection(_:variableOverrides:)`, leaving what was found in `diagnostics` (a run with a
+/// warning is not replayed: the replay would not print it).
+func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: String], diagnostics: inout Diagnostics) -> TaskGraph? {
     var graph = PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
     if let whole = graph, !diagnostics.hasErrors, !source.tasks.isEmpty {
         graph = whole.selecting(source.tasks, diagnostics: &diagnostics)

@@ -68,11 +68,40 @@ struct RunCommand: AsyncParsableCommand {
         if json && !dryRun { throw ValidationError("'--json' applies only with '--dry-run'; for a run's events use '--progress json'") }
     }
 
+    /// The settings of this command's runs, but for the executor, which the pipeline file may choose.
+    private var runSettings: RunSettings {
+        RunSettings(jobs: jobs, keepGoing: keepGoing, force: force, progress: progress, output: output, trace: trace, explain: explain)
+    }
+
     /// Whether this invocation runs tasks (and so handles signals itself).
     var runsTasks: Bool { !dryRun }
 
     func run() async throws {
-        let (source, graph) = try checkedSelection(pipeline, tasks: tasks)
+        let source = try pipeline.resolved(tasks: tasks)
+        // A no-op rerun whose verdict cannot have changed replays it (docs/state.md), before loading anything.
+        let replay = NoOpReplayAttempt(self, source: source)
+        var replayContext: RunContext?
+        if let replay, NoOpReplayAttempt.mayHaveRecord(source) {
+            let context = try RunContext(settings: runSettings, pipelineDirectory: source.directory, wait: wait, events: events)
+            if let record = await replay.validRecord(in: context.state.store), let finished = await context.replay(record) {
+                let status = NoOpReplayAttempt.status(finished.status, stoppedBy: context.control.takePendingStop())
+                context.close()
+                if status != ExitStatus.success { throw ExitCode(status) }
+                return
+            }
+            replayContext = context
+        }
+        var diagnostics = Diagnostics()
+        guard let graph = reportedSelection(source, variableOverrides: pipeline.variableOverrides, diagnostics: &diagnostics) else {
+            replayContext?.close()
+            throw ExitCode(ExitStatus.invalid)
+        }
+        // Signals are caught from the moment the context exists: one that came while the pipeline loaded
+        // ends the command, as it would have ended it uncaught.
+        if let context = replayContext, let stop = context.control.takePendingStop() {
+            context.close()
+            throw ExitCode(NoOpReplayAttempt.status(ExitStatus.success, stoppedBy: stop))
+        }
         let processorCount = ProcessInfo.processInfo.activeProcessorCount
         let jobs = self.jobs ?? processorCount
         let slurmMode = (executor ?? graph.pipeline.executor) == .slurm
@@ -90,16 +119,16 @@ struct RunCommand: AsyncParsableCommand {
             }
             return
         }
-        var settings = RunSettings(jobs: self.jobs, keepGoing: keepGoing, force: force, progress: progress, output: output, trace: trace,
-                                   explain: explain)
+        var settings = runSettings
         settings.slurmMode = slurmMode
-        let context = try RunContext(settings: settings, pipelineDirectory: source.directory, wait: wait, events: events)
+        let context = try replayContext ?? RunContext(settings: settings, pipelineDirectory: source.directory, wait: wait, events: events)
+        context.settings = settings
         defer { context.close() }
         let status: Int32
         if watch {
             status = try await WatchSession(context: context, source: source, variableOverrides: pipeline.variableOverrides).run(graph)
         } else {
-            status = try await context.runOnce(graph).status
+            status = try await context.runOnce(graph, replay: diagnostics.all.isEmpty ? replay : nil).status
         }
         if status != ExitStatus.success { throw ExitCode(status) }
     }

@@ -28,14 +28,14 @@ struct RunSettings {
 /// event loop that reads signals and children, the `--events` file; and the one function that runs a
 /// graph once with them, which both a plain run and `--watch` call.
 final class RunContext {
-    let settings: RunSettings
+    var settings: RunSettings
     let pipelineDirectory: String
     let control = RunControlRelay()
-    private let state: (store: StateStore, lock: RunLock)
+    let state: (store: StateStore, lock: RunLock)
     private let loop: EventLoop
     /// `--events FILE`, truncated when the command starts; each run appends its events.
-    private let eventsPath: String?
-    private let environment = ProcessInfo.processInfo.environment
+    let eventsPath: String?
+    let environment = ProcessInfo.processInfo.environment
     private let processorCount = ProcessInfo.processInfo.activeProcessorCount
 
     /// Opens the state beside the pipeline (taking its run lock), the event loop and the events file;
@@ -82,7 +82,8 @@ final class RunContext {
     }
 
     /// Runs `graph` once, with its progress shown and recorded, and prints the summary.
-    func runOnce(_ graph: TaskGraph) async throws -> FinishedRun {
+    /// - Parameter replay: how to record the run's verdict for a replay when it allows one (`nil`: forget any).
+    func runOnce(_ graph: TaskGraph, replay: NoOpReplayAttempt? = nil) async throws -> FinishedRun {
         let configuration = self.configuration
         // A file that cannot be written (a full disk) is said once, when it happens, and again in the summary.
         let writeFailures = WriteFailures { failure in Console.standardError.write(line: "warning: \(failure)") }
@@ -104,13 +105,8 @@ final class RunContext {
         if let trace = settings.trace { observers.append(ChromeTraceWriter(path: trace, failures: writeFailures)) }
         observers.append(AttemptRecorder(store: state.store, run: recorder.run,
                                          fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)), lost: recorder.noteLost))
-        if let eventsPath {
-            do {
-                observers.append(try JSONLinesReporter(path: eventsPath, appending: true, failures: writeFailures))
-            } catch {
-                Console.standardError.write(line: "warning: this run's events are not written: \(error)")
-            }
-        }
+        if let events = Self.eventsObserver(path: eventsPath, failures: writeFailures) { observers.append(events) }
+        if let replay { observers.append(replay.capture) }
 
         let runner = Runner(graph: graph, configuration: configuration, executor: executor,
                             history: recorder, expectedDurations: { [store = state.store] in expectedDurations(of: graph, from: store) })
@@ -126,8 +122,10 @@ final class RunContext {
         for problem in recorder.finish(result, endTime: Date()) {
             Console.standardError.write(line: "warning: \(problem)")
         }
+        let status = ExitStatus.of(result, writeFailures: writeFailures)
+        keepReplay(replay, after: recorder, pipelineFile: graph.pipeline.file, eligible: slurm == nil && status == ExitStatus.success, outputMode: graph.pipeline.output)
         messageConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all) + slurmNotes)
-        return FinishedRun(summary: result, status: ExitStatus.of(result, writeFailures: writeFailures))
+        return FinishedRun(summary: result, status: status)
     }
 }
 

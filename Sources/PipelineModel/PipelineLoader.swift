@@ -72,6 +72,12 @@ public enum PipelineLoader {
         var message: String
     }
 
+    /// The file's bytes as `load(contentsOf:)` reads them; `nil` when it cannot be read. A no-op rerun
+    /// compares them with the bytes its replayed run read.
+    public static func bytes(ofFile path: String) -> [UInt8]? {
+        try? readFile(path).get()  // the reason is not needed: unreadable means no replay
+    }
+
     /// The whole file, read with POSIX calls so the reason for a failure is the system's own words.
     private static func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
         func failure() -> ReadFailure { ReadFailure(message: String(cString: strerror(errno))) }

@@ -51,7 +51,7 @@ public struct Fingerprinter: Sendable {
     }
 
     /// The path a pattern without wildcards names; `nil` for one with wildcards.
-    private static func literalPath(_ text: String, in directory: String) -> String? {
+    static func literalPath(_ text: String, in directory: String) -> String? {
         if let path = GlobPattern.plainPath(text, in: directory) { return path }
         let pattern = GlobPattern(text)
         return pattern.hasWildcards ? nil : pattern.literalPath(in: directory)

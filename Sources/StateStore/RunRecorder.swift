@@ -20,6 +20,8 @@ public final class RunRecorder: TaskHistory {
     /// History rows that could not be written, counted per cause: a full disk is one warning, not one per batch.
     private let lostHistory = Locked<[(cause: String, rows: Int)]>([])
     private let writer: HistoryWriter
+    /// What the pre-pass found, for recording a replay of the run's verdict (`StateStore.recordReplay`).
+    let replayFindings = Locked<ReplayFindings?>(nil)
 
     /// What `check` hands the Runner, for `started` and `ended` to use.
     struct CheckedTask: Sendable {
@@ -74,7 +76,9 @@ public final class RunRecorder: TaskHistory {
 
     public func makeBatchCheck() -> (any UpToDateBatchChecking)? {
         do {
-            return try StoreBatchCheck(store: store, pipelineDirectory: pipelineDirectory) { [weak self] problem in self?.note(problem) }
+            let batch = try StoreBatchCheck(store: store, pipelineDirectory: pipelineDirectory) { [weak self] problem in self?.note(problem) }
+            batch.replayFindings = { [replayFindings] findings in replayFindings.withLock { $0 = findings } }
+            return batch
         } catch {
             note("cannot read the state store before the run: \(error)")
             return nil

@@ -1,7 +1,7 @@
 /// The tables of `state.db` and how to bring an older file up to date, versioned by `PRAGMA user_version`.
 enum StateSchema {
     /// The version this program writes.
-    static let currentVersion = 3
+    static let currentVersion = 4
 
     /// One script per version step: `migrations[n]` takes a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -51,6 +51,7 @@ enum StateSchema {
         """
         ALTER TABLE task_fingerprints ADD COLUMN definition_text TEXT;
         """,
+        replayMigration,
     ]
 
     /// Checks that a database opened read-only can be read: an older version lacks columns that reads then

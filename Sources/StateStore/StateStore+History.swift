@@ -27,12 +27,12 @@ extension StateStore {
         }
     }
 
-    /// Drops the pipeline's runs beyond `retainedRuns`, newest kept, with their rows (ON DELETE CASCADE).
-    private func dropOldRuns(of pipelineFile: String, in database: SQLiteDatabase) throws(SQLiteError) {
+    /// Drops the pipeline's runs beyond `retainedRuns` (or `kept`), newest kept, with their rows (ON DELETE CASCADE).
+    func dropOldRuns(of pipelineFile: String, keeping kept: Int? = nil, in database: SQLiteDatabase) throws(SQLiteError) {
         try database.run("""
             DELETE FROM runs WHERE pipeline = ?1
             AND id NOT IN (SELECT id FROM runs WHERE pipeline = ?1 ORDER BY id DESC LIMIT ?2)
-            """, [.text(Self.pipelineKey(pipelineFile)), .integer(Int64(retainedRuns))])
+            """, [.text(Self.pipelineKey(pipelineFile)), .integer(Int64(kept ?? retainedRuns))])
     }
 
     /// Records that a task starts executing in `run`: until it succeeds, it is no longer up to date,

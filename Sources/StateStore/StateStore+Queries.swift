@@ -14,11 +14,11 @@ extension StateStore {
         let lockHolderAlive = Self.lockHolderIsAlive(lockPath)
         return try withDatabase { database throws(SQLiteError) in
             let rows = try database.query("""
-                SELECT id, pipeline, started_at, ended_at, outcome, task_count FROM runs
+                SELECT id, pipeline, started_at, ended_at, outcome, task_count, replayed_run FROM runs
                 WHERE ?1 IS NULL OR pipeline = ?1 ORDER BY id DESC LIMIT ?2
                 """, [.text(pipeline), .integer(Int64(max(0, limit)))]) { row in
                 (id: RunID(row.integer(0)), pipeline: row.text(1), started: row.real(2), ended: row.optionalReal(3),
-                 outcome: row.optionalText(4), taskCount: Int(row.integer(5)))
+                 outcome: row.optionalText(4), taskCount: Int(row.integer(5)), replayed: row.optionalInteger(6).map(RunID.init))
             }
             // Only the newest unfinished run can be in progress: beginRun closes every older one.
             let newestUnfinished = try database.query("SELECT max(id) FROM runs WHERE outcome IS NULL") { $0.optionalInteger(0) }.first ?? nil
@@ -31,7 +31,8 @@ extension StateStore {
                 }
                 return RunRecord(id: row.id, pipeline: row.pipeline, startedAt: Date(timeIntervalSince1970: row.started),
                                  endedAt: row.ended.map { Date(timeIntervalSince1970: $0) }, outcome: outcome,
-                                 taskCount: row.taskCount, tasks: try Self.stateCounts(of: row.id, taskCount: row.taskCount, in: database))
+                                 taskCount: row.taskCount, tasks: try Self.stateCounts(of: row.id, taskCount: row.taskCount, in: database),
+                                 replayedRun: row.replayed)
             }
         }
     }

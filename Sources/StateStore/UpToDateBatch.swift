@@ -12,14 +12,21 @@ public final class UpToDateBatch {
     private let known: [String: FileRecord]
     private var statuses: [String: FileStatus?] = [:]
     private var refreshed: [FileRecord] = []
+    /// What a replay of this run's verdict needs (`NoOpReplayRecord`): the tables' generation as read,
+    /// and whether every check so far found its task up to date from paths named outright.
+    private(set) var replayEvidence: ReplayEvidence
 
     init(store: StateStore) throws {
         self.store = store
-        (stored, known) = try store.withDatabase { database throws(SQLiteError) in
+        let generation: Int64
+        (stored, known, generation) = try store.withDatabase { database throws(SQLiteError) in
             try database.readTransaction { () throws(SQLiteError) in
-                (try StateStore.allStoredFingerprints(in: database), try StateStore.allFileRecords(in: database))
+                (try StateStore.allStoredFingerprints(in: database), try StateStore.allFileRecords(in: database),
+                 // A dry run may read a state file from before schema 4, without the table: no replay then.
+                 (try? StateStore.generation(in: database)) ?? -1)
             }
         }
+        replayEvidence = ReplayEvidence(generation: generation)
     }
 
     /// The verdict on `task`, as `StateStore.checkUpToDate` would give it now.
@@ -28,6 +35,7 @@ public final class UpToDateBatch {
         let files = store.inputFiles(of: definition, status: examine)
         var (check, fresh) = store.judge(task, definition, files: files, stored: stored[task.rawValue], known: known, status: examine)
         refreshed += fresh
+        replayEvidence.note(check.verdict.isUpToDate, definition: definition, in: store.taskDirectory(definition), status: examine)
         // A task up to date records nothing, so the run need not hold its definition's text (3 MB for
         // 10,000 tasks); under `--force` no batch is made, and each task is checked at its start, text and all.
         if check.verdict.isUpToDate { check.fingerprints.definitionText = nil }
@@ -41,6 +49,9 @@ public final class UpToDateBatch {
         statuses[path] = status
         return status
     }
+
+    /// Every path examined so far, with what it was found to be (`nil`: missing).
+    var examinedStatuses: [String: FileStatus?] { statuses }
 
     /// Stores the content records of the files read afresh, in one transaction.
     public func finish() throws {

@@ -1,0 +1,81 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Execution
+import Foundation
+import JobGraphBasics
+import PipelineModel
+import StateStore
+
+/// A `jobgraph run` that may replay the previous verdict "every selected task is up to date" instead of
+/// loading the pipeline and checking its tasks (docs/state.md), and that records such a verdict after a
+/// run for the next one. Only a plain run qualifies: not `--force`, `--dry-run`, `--watch`, `--explain`,
+/// `--trace` or `--executor slurm` (they change what a run does, or show what a replay cannot know).
+struct NoOpReplayAttempt {
+    /// What identifies the command: see `NoOpReplayRecord.key`.
+    let key: [UInt8]
+    /// The pipeline file as it was before the run loaded it.
+    let pipelineBytes: [UInt8]?
+    let pipelineFile: String
+    let capture = NoOpReplayCapture()
+
+    /// `nil` when the command's flags rule out a replay.
+    init?(_ command: RunCommand, source: ResolvedPipeline) {
+        guard !command.force, !command.dryRun, !command.watch, !command.explain, command.trace == nil,
+              command.executor != .slurm else { return nil }
+        let arguments = ["file", source.file, "tasks"] + source.tasks + ["vars"] + command.pipeline.variables.sorted()
+            + ["executor", command.executor?.rawValue ?? ""]
+        key = NoOpReplayRecord.key(version: JobGraphVersion.current + " " + Self.binaryIdentity(),
+                                   workingDirectory: FileManager.default.currentDirectoryPath, arguments: arguments,
+                                   environment: ProcessInfo.processInfo.environment)
+        pipelineFile = source.file
+        pipelineBytes = PipelineLoader.bytes(ofFile: source.file)
+    }
+
+    /// Whether a replay record may exist: the pipeline's `state.db` is there. Without it, the run goes on
+    /// as before, and takes its run lock only once the pipeline proved valid.
+    static func mayHaveRecord(_ source: ResolvedPipeline) -> Bool {
+        access(source.directory + "/.jobgraph/state.db", F_OK) == 0
+    }
+
+    /// The record to replay, when it still holds. Once the checks that read `state.db` passed, the oldest
+    /// runs are dropped (as the run that follows, replayed or not, would drop them) while the record's
+    /// paths are examined.
+    func validRecord(in store: StateStore) async -> NoOpReplayRecord? {
+        guard let pipelineBytes, let candidate = store.replayCandidate(pipelineFile: pipelineFile, key: key, pipelineBytes: pipelineBytes)
+        else { return nil }
+        let pipelineFile = self.pipelineFile
+        // Best effort: a drop that fails is done again when the run begins.
+        async let roomMade: Void = { try? store.makeRoomForRun(pipelineFile: pipelineFile) }()
+        let record = candidate.validRecord()
+        await roomMade
+        return record
+    }
+
+    /// After a normal run: keeps a record of its verdict when it may be replayed, else forgets any.
+    /// - Parameter eligible: whether the run was one to replay (local executor, no diagnostics, exit 0).
+    func keep(after recorder: RunRecorder, in store: StateStore, eligible: Bool, outputMode: OutputMode?) throws {
+        // A pipeline file changed while the run read it could hold a verdict on other bytes.
+        let unchanged = pipelineBytes != nil && PipelineLoader.bytes(ofFile: pipelineFile) == pipelineBytes
+        try store.recordReplay(after: recorder, capture: eligible && unchanged ? capture : nil, pipelineFile: pipelineFile,
+                               key: key, pipelineBytes: pipelineBytes, outputMode: outputMode?.rawValue)
+    }
+
+    /// A replay's exit status, or the signal's when SIGINT or SIGTERM came during it (the replay, which
+    /// starts nothing, runs to its end: the run it repeats would have been stopped).
+    static func status(_ status: Int32, stoppedBy stop: RunStop?) -> Int32 {
+        switch stop {
+        case .interrupt?: ExitStatus.interrupted
+        case .terminate?: ExitStatus.terminated
+        case nil: status
+        }
+    }
+
+    /// The running binary's size, modification time and inode: a rebuilt jobgraph of the same version may
+    /// decide differently, so its records are not replayed.
+    private static func binaryIdentity() -> String {
+        var info = stat()
+        guard stat("/proc/self/exe", &info) == 0 else { return "unknown" }
+        return "\(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec) \(info.st_ino)"
+    }
+}

@@ -1,0 +1,149 @@
+import Execution
+import PipelineModel
+
+/// What a run that found every selected task up to date before it started leaves for the next run of the
+/// same command, so that run may replay the verdict instead of reaching it again (docs/state.md).
+///
+/// The verdict is a pure function of what is recorded here: the command (`key`: jobgraph's version and
+/// binary, the arguments that shape the graph, the working folder, the whole environment), the pipeline
+/// file's bytes, the up-to-date tables of `state.db` (`generation`) and the status of every path the
+/// checks examined. A replay is valid only while all of them are equal (`StateStore.validReplay`).
+public struct NoOpReplayRecord: Sendable, Equatable {
+    /// The command that made the verdict, encoded by `NoOpReplayRecord.key`; compared byte for byte.
+    public var key: [UInt8]
+    /// The pipeline file as the recorded run read it.
+    public var pipelineBytes: [UInt8]
+    /// `state_generation` when the recorded run read the up-to-date tables.
+    public var generation: Int64
+    /// The run whose history rows a replay copies: the recorded run, then the latest replay of it.
+    public var sourceRun: RunID
+    /// The pipeline file as the user typed it, as the run's events name it.
+    public var pipelineFile: String
+    /// The pipeline file's `output:` (an `OutputMode` raw value), which `--output` overrides.
+    public var outputMode: String?
+    /// Every path the checks examined, with what they found (`nil`: missing), in no particular order.
+    var paths: [ExaminedPath]
+    /// The tasks, in the order the recorded run ended them.
+    public var tasks: [NoOpReplay.Task]
+    public var criticalPath: [TaskID]
+
+    /// A path's status as the up-to-date checks of the recorded run saw it.
+    struct ExaminedPath: Sendable, Equatable {
+        var path: String
+        var status: FileStatus?
+    }
+
+    init(key: [UInt8], pipelineBytes: [UInt8], generation: Int64, sourceRun: RunID, pipelineFile: String,
+         outputMode: String?, paths: [ExaminedPath], tasks: [NoOpReplay.Task], criticalPath: [TaskID]) {
+        self.outputMode = outputMode
+        self.key = key
+        self.pipelineBytes = pipelineBytes
+        self.generation = generation
+        self.sourceRun = sourceRun
+        self.pipelineFile = pipelineFile
+        self.paths = paths
+        self.tasks = tasks
+        self.criticalPath = criticalPath
+    }
+
+    /// The key of a command: each part's bytes, length first, so no two different commands encode alike.
+    /// - Parameters:
+    ///   - version: jobgraph's version, with whatever identifies its binary (a rebuilt one may decide otherwise).
+    ///   - arguments: the pipeline file as typed, the selected tasks, `--var`s (sorted), the executor asked for.
+    ///   - environment: the process's environment; every variable counts, since any may reach a definition.
+    public static func key(version: String, workingDirectory: String, arguments: [String], environment: [String: String]) -> [UInt8] {
+        var writer = ReplayBytesWriter()
+        writer.append(Int64(StateSchema.currentVersion))
+        writer.append(version)
+        writer.append(workingDirectory)
+        writer.append(strings: arguments)
+        writer.append(strings: environment.map { $0.key + "=" + $0.value }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        return writer.bytes
+    }
+
+    /// Whether every examined path still has the status the recorded run saw: the last, costliest check.
+    func pathsAreUnchanged() -> Bool {
+        paths.allSatisfy { FileStatus(path: $0.path) == $0.status }
+    }
+
+    /// `paths`, `tasks`, `pipelineFile` and `criticalPath`: the part read only once everything else matched.
+    var body: [UInt8] {
+        var writer = ReplayBytesWriter()
+        writer.append(pipelineFile)
+        writer.append(optional: outputMode)
+        writer.append(Int64(paths.count))
+        for examined in paths {
+            writer.append(examined.path)
+            if let status = examined.status {
+                writer.append(Int64(status.kind.code))
+                writer.append(status.size)
+                writer.append(status.modificationNanoseconds)
+                writer.append(Int64(bitPattern: status.inode))
+            } else {
+                writer.append(Int64(-1))
+            }
+        }
+        writer.append(Int64(tasks.count))
+        for task in tasks {
+            writer.append(task.id.rawValue)
+            writer.append(task.queue)
+            writer.append(optional: task.reason)
+        }
+        writer.append(strings: criticalPath.map(\.rawValue))
+        return writer.bytes
+    }
+
+    /// Decodes `body`; `nil` for bytes it did not write.
+    static func decodeBody(_ bytes: UnsafeRawBufferPointer)
+        -> (pipelineFile: String, outputMode: String?, paths: [ExaminedPath], tasks: [NoOpReplay.Task], criticalPath: [TaskID])? {
+        var reader = ReplayBytesReader(bytes)
+        guard let pipelineFile = reader.string(), let outputMode = reader.optionalString(), let pathCount = reader.count() else { return nil }
+        var paths: [ExaminedPath] = []
+        paths.reserveCapacity(pathCount)
+        for _ in 0..<pathCount {
+            guard let path = reader.string(), let code = reader.integer() else { return nil }
+            if code == -1 { paths.append(ExaminedPath(path: path, status: nil)); continue }
+            guard let kind = FileStatus.Kind(code: code), let size = reader.integer(), let modified = reader.integer(),
+                  let inode = reader.integer() else { return nil }
+            paths.append(ExaminedPath(path: path, status: FileStatus(kind: kind, size: size, modificationNanoseconds: modified,
+                                                                     inode: UInt64(bitPattern: inode))))
+        }
+        guard let taskCount = reader.count() else { return nil }
+        var tasks: [NoOpReplay.Task] = []
+        tasks.reserveCapacity(taskCount)
+        for _ in 0..<taskCount {
+            guard let id = reader.string(), let queue = reader.string(), let reason = reader.optionalString() else { return nil }
+            tasks.append(NoOpReplay.Task(id: TaskID(id), queue: queue, reason: reason))
+        }
+        guard let path = reader.strings(), reader.isAtEnd else { return nil }
+        return (pipelineFile, outputMode, paths, tasks, path.map { TaskID($0) })
+    }
+}
+
+extension FileStatus.Kind {
+    var code: Int {
+        switch self {
+        case .regular: 0
+        case .directory: 1
+        case .other: 2
+        }
+    }
+
+    init?(code: Int64) {
+        switch code {
+        case 0: self = .regular
+        case 1: self = .directory
+        case 2: self = .other
+        default: return nil
+        }
+    }
+}
+
+extension FileStatus {
+    init(kind: Kind, size: Int64, modificationNanoseconds: Int64, inode: UInt64) {
+        self.kind = kind
+        self.size = size
+        self.modificationNanoseconds = modificationNanoseconds
+        self.inode = inode
+    }
+}

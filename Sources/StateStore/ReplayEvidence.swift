@@ -1,0 +1,28 @@
+/// What a run's up-to-date pre-pass learns about whether its verdict may be replayed by the next run
+/// (`NoOpReplayRecord`), noted check by check.
+struct ReplayEvidence: Sendable {
+    /// `state_generation` as the checks read the tables.
+    let generation: Int64
+    /// Checks that found their task up to date.
+    private(set) var upToDateTasks = 0
+    /// False once a check found its task out of date, or depended on more than the status of paths it
+    /// examined one by one: a pattern with wildcards, or a folder as input, whose files were listed.
+    private(set) var isReplayable = true
+
+    init(generation: Int64) {
+        self.generation = generation
+    }
+
+    /// Notes one check's verdict on a task with this definition, whose paths are relative to `directory`.
+    mutating func note(_ isUpToDate: Bool, definition: TaskDefinition, in directory: String, status: (String) -> FileStatus?) {
+        guard isReplayable else { return }
+        if isUpToDate { upToDateTasks += 1 } else { isReplayable = false }
+        for pattern in definition.inputs {
+            guard let path = Fingerprinter.literalPath(pattern, in: directory), status(path)?.kind != .directory else {
+                isReplayable = false
+                return
+            }
+        }
+        if definition.outputs.contains(where: { Fingerprinter.literalPath($0, in: directory) == nil }) { isReplayable = false }
+    }
+}

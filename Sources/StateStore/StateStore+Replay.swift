@@ -1,0 +1,163 @@
+import Execution
+import Foundation
+import PipelineModel
+
+/// Replaying a no-op rerun's verdict (`NoOpReplayRecord`, docs/state.md): recording it after a run that
+/// found every task up to date, checking that it still holds, and the replayed run's history.
+extension StateStore {
+    /// `state_generation`: bumped by triggers on every change to the tables up-to-date checks read.
+    static func generation(in database: SQLiteDatabase) throws(SQLiteError) -> Int64 {
+        try database.query("SELECT generation FROM state_generation WHERE id = 1") { $0.integer(0) }.first ?? -1
+    }
+
+    /// The pipeline's replay record when the verdict it holds still stands, else `nil`: checked cheapest
+    /// first (the command, the pipeline file's bytes, the tables' generation, the source run's history,
+    /// then each examined path's status). Any doubt, a read that fails included, is `nil`: the normal
+    /// path, which is always right.
+    /// - Parameters:
+    ///   - key: `NoOpReplayRecord.key` of this command.
+    ///   - pipelineBytes: the pipeline file as it is now.
+    public func validReplay(pipelineFile: String, key: [UInt8], pipelineBytes: [UInt8]) -> NoOpReplayRecord? {
+        replayCandidate(pipelineFile: pipelineFile, key: key, pipelineBytes: pipelineBytes)?.validRecord()
+    }
+
+    /// The pipeline's replay record when the checks that read `state.db` pass (see `validReplay`); the
+    /// rest, decoding it and examining its paths, is `ReplayCandidate.validRecord`, which needs no database.
+    public func replayCandidate(pipelineFile: String, key: [UInt8], pipelineBytes: [UInt8]) -> ReplayCandidate? {
+        let found = try? withDatabase { database throws(SQLiteError) -> ReplayCandidate? in
+            try database.readTransaction { () throws(SQLiteError) -> ReplayCandidate? in
+                let generation = try Self.generation(in: database)
+                let candidate = try database.withCachedStatement("""
+                    SELECT key, pipeline_bytes, generation, source_run, task_count, body FROM noop_replays WHERE pipeline = ?1
+                    """) { row throws(SQLiteError) -> ReplayCandidate? in
+                    try row.bind([.text(Self.pipelineKey(pipelineFile))])
+                    defer { try? row.reset() }  // a reset after a read cannot fail in a way that matters
+                    guard try row.step(), row.integer(2) == generation,
+                          row.withBytes(0, { Self.equal($0, key) }) == true,
+                          row.withBytes(1, { Self.equal($0, pipelineBytes) }) == true else { return nil }
+                    return ReplayCandidate(key: key, pipelineBytes: pipelineBytes, generation: generation, sourceRun: RunID(row.integer(3)),
+                                           taskCount: Int(row.integer(4)), body: row.blob(5))
+                }
+                guard let candidate else { return nil }
+                let rows = try database.query("SELECT count(*) FROM task_runs WHERE run_id = ?1", [.integer(candidate.sourceRun.rawValue)]) {
+                    $0.integer(0)
+                }.first
+                return rows == Int64(candidate.taskCount) ? candidate : nil
+            }
+        }
+        return found ?? nil
+    }
+
+    /// Drops the pipeline's oldest runs so that the run about to begin, replayed or not, is within
+    /// `retainedRuns`: what beginning a run does anyway, done apart so that it can go on while a replay
+    /// examines its paths (at 50 runs of 10,000 tasks, the drop takes about 20 ms).
+    public func makeRoomForRun(pipelineFile: String) throws {
+        try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) in
+                try dropOldRuns(of: pipelineFile, keeping: retainedRuns - 1, in: database)
+            }
+        }
+    }
+
+    private static func equal(_ stored: UnsafeRawBufferPointer, _ bytes: [UInt8]) -> Bool {
+        guard stored.count == bytes.count else { return false }
+        guard let storedStart = stored.baseAddress, !bytes.isEmpty else { return true }
+        return bytes.withUnsafeBytes { mine in mine.baseAddress.map { memcmp($0, storedStart, bytes.count) == 0 } ?? false }
+    }
+
+    /// Records that a replay of `record` starts: its `runs` row, naming the run it replays, in one
+    /// transaction. Its task rows follow with `copyReplayedHistory`, while the replay shows its events.
+    /// - Parameter jobs: the `--jobs` of this run.
+    /// - Returns: the new run; `nil`, with nothing written, when the source run's rows are no longer all there.
+    public func beginReplayedRun(_ record: NoOpReplayRecord, startTime: Date, jobs: Int) throws -> RunID? {
+        let source = SQLiteValue.integer(record.sourceRun.rawValue)
+        sealsOnClose(false)
+        return try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) -> RunID? in
+                let rows = try database.query("SELECT count(*) FROM task_runs WHERE run_id = ?1", [source]) { $0.integer(0) }.first
+                guard rows == Int64(record.tasks.count) else { return nil }
+                try database.run("UPDATE runs SET outcome = 'interrupted' WHERE outcome IS NULL")
+                try database.run("""
+                    INSERT INTO runs (pipeline, started_at, task_count, jobs, critical_path, replayed_run)
+                    SELECT ?1, ?2, task_count, ?3, critical_path, id FROM runs WHERE id = ?4
+                    """, [.text(Self.pipelineKey(record.pipelineFile)), .real(startTime.timeIntervalSince1970),
+                          .integer(Int64(jobs)), source])
+                return RunID(database.lastInsertRowID)
+            }
+        }
+    }
+
+    /// Copies the history rows of the run `record` repeats into `run` (`task_runs`, and the attempts
+    /// `jobgraph report` draws), by SQLite itself, points the record at `run` and drops the oldest runs:
+    /// in one transaction, so the record never names a run without its rows.
+    ///
+    /// Why apart from `beginReplayedRun`: the copy is the costliest part of a replay (10,000 rows, about
+    /// 150 M instructions), and it can go on while the events are shown. A kill before it commits loses
+    /// the replayed run's rows, which are up-to-date verdicts, as a kill of any run may (`RunRecorder`).
+    public func copyReplayedHistory(of record: NoOpReplayRecord, into run: RunID) throws {
+        let pipeline = Self.pipelineKey(record.pipelineFile)
+        let source = SQLiteValue.integer(record.sourceRun.rawValue), target = SQLiteValue.integer(run.rawValue)
+        try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) in
+                try database.run("""
+                    INSERT INTO task_runs (run_id, task, state, attempts, duration, exit_code, definition)
+                    SELECT ?1, task, state, attempts, duration, exit_code, definition FROM task_runs WHERE run_id = ?2
+                    """, [target, source])
+                try database.run("""
+                    INSERT INTO task_attempts (run_id, task, attempt, queue, slot, started, ended, outcome, exit_code, error, log_tail)
+                    SELECT ?1, task, attempt, queue, slot, started, ended, outcome, exit_code, error, log_tail
+                    FROM task_attempts WHERE run_id = ?2
+                    """, [target, source])
+                try database.run("UPDATE noop_replays SET source_run = ?2 WHERE pipeline = ?1", [.text(pipeline), target])
+                try dropOldRuns(of: record.pipelineFile, in: database)  // nothing, after `makeRoomForRun`
+            }
+        }
+    }
+
+    /// After a run, keeps a replay record of its verdict when the run may be replayed (see docs/state.md),
+    /// else forgets any record of the pipeline: in one transaction, whose generation check makes sure the
+    /// tables are still as the run's checks read them.
+    /// - Parameters:
+    ///   - recorder: the run's history, whose pre-pass findings the record rests on.
+    ///   - capture: the run's events, as `NoOpReplay` must send them again; `nil` when the run was not eligible.
+    ///   - key: `NoOpReplayRecord.key` of the command.
+    ///   - pipelineBytes: the pipeline file as read before the run loaded it, and still the same after the run.
+    /// - Returns: whether a record was kept.
+    @discardableResult
+    public func recordReplay(after recorder: RunRecorder, capture: NoOpReplayCapture?, pipelineFile: String, key: [UInt8],
+                             pipelineBytes: [UInt8]?, outputMode: String?) throws -> Bool {
+        let pipeline = Self.pipelineKey(pipelineFile)
+        let findings = recorder.replayFindings.withLock { $0 }
+        guard let captured = capture?.capturedRun, let findings, let pipelineBytes, findings.evidence.isReplayable,
+              findings.evidence.upToDateTasks == captured.tasks.count else {
+            try forgetReplay(pipelineFile: pipelineFile)
+            return false
+        }
+        let record = NoOpReplayRecord(key: key, pipelineBytes: pipelineBytes, generation: findings.evidence.generation,
+                                      sourceRun: recorder.run, pipelineFile: captured.pipelineFile, outputMode: outputMode,
+                                      paths: findings.paths,
+                                      tasks: captured.tasks, criticalPath: captured.criticalPath)
+        let body = record.body
+        return try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) -> Bool in
+                guard try Self.generation(in: database) == record.generation else {
+                    try database.run("DELETE FROM noop_replays WHERE pipeline = ?1", [.text(pipeline)])
+                    return false
+                }
+                try database.run("""
+                    INSERT OR REPLACE INTO noop_replays (pipeline, key, pipeline_bytes, generation, source_run, task_count, body)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                    """, [.text(pipeline), .blob(key), .blob(pipelineBytes), .integer(record.generation),
+                          .integer(record.sourceRun.rawValue), .integer(Int64(record.tasks.count)), .blob(body)])
+                return true
+            }
+        }
+    }
+
+    /// Forgets the pipeline's replay record, so its next run checks its tasks.
+    public func forgetReplay(pipelineFile: String) throws {
+        try withDatabase { database throws(SQLiteError) in
+            try database.run("DELETE FROM noop_replays WHERE pipeline = ?1", [.text(Self.pipelineKey(pipelineFile))])
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import JobGraphTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The no-op replay through the built binary (docs/state.md, "A no-op rerun replays"): once a run found
+/// every task up to date, the next identical run repeats that verdict without checking, and shows and
+/// records the same; any change it depends on gives a normal run that does exactly the work it must.
+@Suite(.timeLimit(.minutes(3)))
+struct NoOpReplayTests {
+    /// `a -> b` read and write files; `c` writes a variable's value.
+    static let pipeline = """
+        version: 1
+        vars:
+          greeting: hello
+        tasks:
+          a:
+            run: mkdir -p build && tr a-z A-Z < src/words.txt > build/a.txt
+            inputs: [src/words.txt]
+            outputs: [build/a.txt]
+          b:
+            needs: [a]
+            run: wc -l < build/a.txt > build/b.txt
+            inputs: [build/a.txt]
+            outputs: [build/b.txt]
+          c:
+            run: mkdir -p build && echo "{{ greeting }}" > build/c.txt
+            outputs: [build/c.txt]
+        """
+
+    static let allTasks: Set = ["a", "b", "c"]
+
+    /// A folder whose pipeline ran (run 1), was found up to date (run 2, which records the verdict) and
+    /// was replayed (run 3).
+    private func replayingFolder() async throws -> PipelineFolder {
+        let folder = try PipelineFolder(Self.pipeline)
+        try folder.write("alpha\nbeta\n", to: "src/words.txt")
+        let first = try await folder.run()
+        #expect(first.status == 0, "\(first.outcome.standardError)")
+        #expect(first.executed == Self.allTasks)
+        let second = try await folder.run()
+        #expect(second.upToDate == Self.allTasks)
+        let third = try await folder.run()
+        #expect(third.upToDate == Self.allTasks)
+        #expect(try await replayed(in: folder) == [3: 2])
+        return folder
+    }
+
+    /// Run number -> the run it replayed, for every replayed run in `jobgraph history --json`.
+    private func replayed(in folder: PipelineFolder) async throws -> [Int: Int] {
+        let history = try await folder.history(["--json"])
+        #expect(history.status == 0, "\(history.standardError)")
+        let document = try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [String: Any]
+        var result: [Int: Int] = [:]
+        for run in document?["runs"] as? [[String: Any]] ?? [] {
+            if let id = run["id"] as? Int, let source = run["replayed"] as? Int { result[id] = source }
+        }
+        return result
+    }
+
+    /// The events without what differs from run to run: times, and the run's own duration.
+    private static func comparable(_ events: [[String: Any]]) -> [String] {
+        events.map { event in
+            var event = event
+            for key in ["time", "elapsed", "wall_time"] { event[key] = nil }
+            let data = (try? JSONSerialization.data(withJSONObject: event, options: [.sortedKeys])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// Plain progress lines without their time stamps and the summary's duration.
+    private static func comparable(_ lines: [String]) -> [String] {
+        lines.map { line in
+            line.replacingOccurrences(of: #"^\[ *[0-9.]+s\] "#, with: "", options: .regularExpression)
+                .replacingOccurrences(of: #" in [0-9.]+s$"#, with: "", options: .regularExpression)
+        }
+    }
+
+    /// `task|state|attempts|duration|exit_code|definition` for each of the run's history rows, read by
+    /// python3's own SQLite.
+    private static func historyRows(of run: Int, in folder: PipelineFolder) throws -> [String] {
+        try folder.python("""
+            import sqlite3, sys
+            connection = sqlite3.connect(sys.argv[1])
+            for row in connection.execute("SELECT task, state, attempts, duration, exit_code, definition FROM task_runs WHERE run_id = ? ORDER BY task", (int(sys.argv[2]),)):
+                print("|".join(str(value) for value in row))
+            """, arguments: [folder.directory.file(".jobgraph/state.db"), String(run)])
+            .split(separator: "\n").map(String.init)
+    }
+
+    @Test func aReplayedRunShowsAndRecordsWhatTheNoOpRunItRepeatsDid() async throws {
+        let folder = try PipelineFolder(Self.pipeline)
+        defer { folder.remove() }
+        try folder.write("alpha\nbeta\n", to: "src/words.txt")
+        #expect(try await folder.run().executed == Self.allTasks)
+        let normal = try await folder.run()
+        let replay = try await folder.run()
+        #expect(try await replayed(in: folder) == [3: 2], "the second no-op rerun is a replay of the first")
+
+        #expect(normal.status == 0 && replay.status == 0)
+        #expect(Self.comparable(replay.events) == Self.comparable(normal.events))
+        #expect(Self.comparable(replay.outcome.outputLines) == Self.comparable(normal.outcome.outputLines))
+        #expect(replay.outcome.outputLines.contains { $0.hasPrefix("3 up-to-date in ") }, "\(replay.outcome.outputLines)")
+        #expect(replay.outcome.standardError == normal.outcome.standardError)
+        let rows = try Self.historyRows(of: 3, in: folder)
+        #expect(rows.count == 3)
+        #expect(rows == (try Self.historyRows(of: 2, in: folder)))
+
+        // The history reads as before, and says which run was replayed.
+        let history = try await folder.history()
+        #expect(history.status == 0)
+        #expect(history.outputLines.contains { $0.contains("#3") && $0.contains("3 up-to-date; replayed run 2: nothing changed") },
+                "\(history.outputLines)")
+        #expect(history.outputLines.contains { $0.contains("#2") && !$0.contains("replayed") })
+        let report = try await JobGraphBinary.run(["report", "p.yaml", "--run", "3"], in: folder.directory)
+        #expect(report.status == 0, "\(report.standardError)")
+        #expect(report.standardOutput.contains("run 3 of p.yaml"))
+    }
+
+    /// A change the verdict depends on, and the tasks a run must then execute.
+    struct Invalidation: Sendable, CustomTestStringConvertible {
+        var name: String
+        var executed: Set<String>
+        var change: @Sendable (PipelineFolder) throws -> Void
+        var arguments: [String] = []
+        var environment: [String: String] = JobGraphBinary.environment
+        var testDescription: String { name }
+    }
+
+    static let invalidations: [Invalidation] = [
+        Invalidation(name: "an input edited, same size", executed: ["a"]) { folder in
+            let before = folder.modificationTime(of: "src/words.txt") ?? Date()
+            try folder.write("alpha\nbetA\n", to: "src/words.txt")
+            try folder.setModificationTime(of: "src/words.txt", to: before.addingTimeInterval(5))
+        },
+        Invalidation(name: "an input replaced by a copy with the same time, another inode", executed: []) { folder in
+            let before = folder.modificationTime(of: "src/words.txt") ?? Date()
+            try folder.write("alpha\nbeta\n", to: "src/copy.txt")
+            try folder.setModificationTime(of: "src/copy.txt", to: before)
+            #expect(rename(folder.directory.file("src/copy.txt"), folder.directory.file("src/words.txt")) == 0)
+        },
+        Invalidation(name: "an output deleted", executed: ["b"]) { folder in
+            try folder.delete("build/b.txt")
+        },
+        Invalidation(name: "the pipeline edited by one byte", executed: []) { folder in
+            try folder.rewrite(pipeline.replacingOccurrences(of: "version: 1", with: "version: 1 "))
+        },
+        Invalidation(name: "a --var changed", executed: ["a", "b", "c"], change: { _ in }, arguments: ["--var", "greeting=hi"]),
+        Invalidation(name: "an environment variable changed", executed: [], change: { _ in },
+                     environment: JobGraphBinary.environment.merging(["UNRELATED": "1"]) { $1 }),
+        Invalidation(name: "--force", executed: ["a", "b", "c"], change: { _ in }, arguments: ["--force"]),
+    ]
+
+    @Test(arguments: invalidations)
+    func aChangeGivesANormalRunThatDoesWhatItMust(_ invalidation: Invalidation) async throws {
+        let folder = try await replayingFolder()
+        defer { folder.remove() }
+        try invalidation.change(folder)
+        let changed = try await folder.run(invalidation.arguments, environment: invalidation.environment)
+        #expect(changed.status == 0, "\(changed.outcome.standardError)")
+        #expect(changed.executed == invalidation.executed)
+        #expect(changed.upToDate == Self.allTasks.subtracting(invalidation.executed))
+        #expect(try await replayed(in: folder) == [3: 2], "run 4 is no replay")
+        // The same command again finds everything up to date, then replays that.
+        let again = try await folder.run(invalidation.arguments == ["--force"] ? [] : invalidation.arguments,
+                                         environment: invalidation.environment)
+        #expect(again.upToDate == Self.allTasks)
+        let last = try await folder.run(invalidation.arguments == ["--force"] ? [] : invalidation.arguments,
+                                        environment: invalidation.environment)
+        #expect(last.upToDate == Self.allTasks)
+        let replays = try await replayed(in: folder)
+        #expect(replays[6] != nil, "\(replays)")
+    }
+
+    @Test func anotherPipelineInTheFolderRunningATaskOfTheSameNameEndsTheReplay() async throws {
+        let folder = try await replayingFolder()
+        defer { folder.remove() }
+        try folder.write("""
+            version: 1
+            tasks:
+              a:
+                run: echo other > other.txt
+                outputs: [other.txt]
+            """, to: "q.yaml")
+        let other = try await JobGraphBinary.run(["run", "q.yaml", "--progress", "plain"], in: folder.directory)
+        #expect(other.status == 0, "\(other.standardError)")
+        let changed = try await folder.run()
+        #expect(changed.executed == ["a"], "p.yaml's 'a' was last recorded as q.yaml's")
+        #expect(changed.upToDate == ["b", "c"])
+        #expect(try await replayed(in: folder)[5] == nil)
+    }
+
+    @Test func theRecordSurvivesTheDropOfTheOldestRuns() async throws {
+        let folder = try await replayingFolder()
+        defer { folder.remove() }
+        // 50 runs are kept; each replay copies the rows of the run before it.
+        for _ in 0..<50 {
+            let run = try await folder.run()
+            #expect(run.status == 0)
+            #expect(run.upToDate == Self.allTasks)
+        }
+        let replays = try await replayed(in: folder)
+        #expect(replays[53] == 52, "\(replays.sorted { $0.key < $1.key }.suffix(3))")
+        #expect(try Self.historyRows(of: 53, in: folder).count == 3)
+        #expect(try Self.historyRows(of: 3, in: folder).isEmpty, "the oldest runs were dropped")
+        let kept = try folder.python("""
+            import sqlite3, sys
+            print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*), min(id) FROM runs").fetchone())
+            """, arguments: [folder.directory.file(".jobgraph/state.db")])
+        #expect(kept == "(50, 4)", "the latest 50 runs are kept")
+        #expect(try folder.integrityCheck() == "ok")
+    }
+}

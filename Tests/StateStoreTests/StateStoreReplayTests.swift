@@ -1,0 +1,161 @@
+import Execution
+import Foundation
+import Glibc
+import PipelineModel
+import Testing
+@testable import StateStore
+
+/// The state store's part of the no-op replay (`NoOpReplayRecord`, `StateStore+Replay`): the generation
+/// counter, the record's bytes, its validity checks, and the replayed run's history.
+@Suite struct StateStoreReplayTests {
+    private func generation(_ store: StateStore) throws -> Int64 {
+        try store.withDatabase { database throws(SQLiteError) in try StateStore.generation(in: database) }
+    }
+
+    @Test func everyChangeToTheUpToDateTablesBumpsTheGenerationAndHistoryDoesNot() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try StateStore.inMemory(directory: directory.path)
+        let start = try generation(store)
+        let run = try store.beginRun(pipelineFile: "ci.yaml", startTime: Date(), taskCount: 1)
+        try store.recordTask(TaskRecord(task: "build", state: .upToDate, attempts: 0, duration: nil, exitCode: nil), run: run)
+        #expect(try generation(store) == start, "history rows are not up-to-date tables")
+
+        try store.recordSuccess("build", fingerprints: TaskFingerprints(definition: "d1", inputs: [.init(path: "a.txt", sha256: "00")]))
+        let afterSuccess = try generation(store)
+        #expect(afterSuccess > start)
+        try store.storeFileRecords([FileRecord(path: "a.txt", size: 1, modificationNanoseconds: 2, inode: 3, sha256: "00")])
+        let afterFiles = try generation(store)
+        #expect(afterFiles > afterSuccess)
+        try store.recordTaskStarted("build", run: run)  // withdraws the success: an UPDATE
+        #expect(try generation(store) > afterFiles)
+    }
+
+    @Test func aVersion3StateFileGainsTheReplayTablesAndKeepsItsRuns() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.path + "/.jobgraph", withIntermediateDirectories: true)
+        do {
+            let old = try SQLiteDatabase(location: .path(directory.path + "/.jobgraph/state.db"))
+            for step in 0..<3 { try old.execute(StateSchema.migrations[step]) }
+            try old.setUserVersion(3)
+            try old.run("INSERT INTO runs (pipeline, started_at, ended_at, outcome, task_count) VALUES ('ci.yaml', 1.0, 3.0, 'succeeded', 1)")
+        }
+        let store = try StateStore.open(directory: directory.path)
+        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == 4)
+        #expect(try generation(store) == 0)
+        let runs = try store.recentRuns(pipelineFile: "ci.yaml")
+        #expect(runs.map(\.id) == [RunID(1)])
+        #expect(runs.first?.replayedRun == nil)
+    }
+
+    private func record(key: [UInt8] = [1, 2, 3], paths: [NoOpReplayRecord.ExaminedPath] = [], generation: Int64 = 0,
+                        source: RunID = RunID(1)) -> NoOpReplayRecord {
+        NoOpReplayRecord(key: key, pipelineBytes: Array("version: 1\n".utf8), generation: generation, sourceRun: source,
+                         pipelineFile: "ci.yaml", outputMode: "grouped", paths: paths,
+                         tasks: [NoOpReplay.Task(id: "build", queue: "default", reason: "up-to-date"),
+                                 NoOpReplay.Task(id: "test", queue: "slow", reason: nil)],
+                         criticalPath: ["build"])
+    }
+
+    @Test func theRecordsBodyReadsBackAsWritten() throws {
+        let paths = [NoOpReplayRecord.ExaminedPath(path: "/w/a.txt", status: FileStatus(kind: .regular, size: 5,
+                                                                                        modificationNanoseconds: -7, inode: .max)),
+                     NoOpReplayRecord.ExaminedPath(path: "/w/missing", status: nil)]
+        let original = record(paths: paths)
+        let body = original.body
+        let decoded = try #require(body.withUnsafeBytes(NoOpReplayRecord.decodeBody))
+        #expect(decoded.pipelineFile == original.pipelineFile)
+        #expect(decoded.outputMode == "grouped")
+        #expect(decoded.paths == paths)
+        #expect(decoded.tasks == original.tasks)
+        #expect(decoded.criticalPath == ["build"])
+        // Damaged bytes are no record, never a crash.
+        for length in [0, 1, 9, body.count / 2, body.count - 1] {
+            #expect(Array(body.prefix(length)).withUnsafeBytes(NoOpReplayRecord.decodeBody) == nil)
+        }
+        #expect((body + [0]).withUnsafeBytes(NoOpReplayRecord.decodeBody) == nil)
+    }
+
+    @Test func theKeyTellsCommandsApart() {
+        let base = NoOpReplayRecord.key(version: "1", workingDirectory: "/w", arguments: ["ab", "c"], environment: ["A": "1"])
+        #expect(base == NoOpReplayRecord.key(version: "1", workingDirectory: "/w", arguments: ["ab", "c"], environment: ["A": "1"]))
+        #expect(base != NoOpReplayRecord.key(version: "1", workingDirectory: "/w", arguments: ["a", "bc"], environment: ["A": "1"]))
+        #expect(base != NoOpReplayRecord.key(version: "1", workingDirectory: "/w", arguments: ["ab", "c"], environment: ["A": "2"]))
+        #expect(base != NoOpReplayRecord.key(version: "2", workingDirectory: "/w", arguments: ["ab", "c"], environment: ["A": "1"]))
+        #expect(base != NoOpReplayRecord.key(version: "1", workingDirectory: "/v", arguments: ["ab", "c"], environment: ["A": "1"]))
+    }
+
+    /// A store holding run 1 with two up-to-date rows, and a replay record of it over `a.txt` in `directory`.
+    private func recordedStore(in directory: TemporaryDirectory) throws -> (StateStore, NoOpReplayRecord) {
+        let store = try StateStore.inMemory(directory: directory.path)
+        let file = directory.path + "/a.txt"
+        try "alpha".write(toFile: file, atomically: false, encoding: .utf8)
+        let run = try store.beginRun(pipelineFile: "ci.yaml", startTime: Date(), taskCount: 2)
+        for task in ["build", "test"] {
+            try store.recordTask(TaskRecord(task: TaskID(task), state: .upToDate, attempts: 0, duration: nil, exitCode: nil,
+                                            definition: "d-" + task), run: run)
+        }
+        try store.finishRun(run, outcome: .succeeded, endTime: Date())
+        let saved = record(paths: [.init(path: file, status: FileStatus(path: file)), .init(path: directory.path + "/gone", status: nil)],
+                           generation: try generation(store), source: run)
+        try store.withDatabase { database throws(SQLiteError) in
+            try database.run("""
+                INSERT INTO noop_replays (pipeline, key, pipeline_bytes, generation, source_run, task_count, body)
+                VALUES ('ci.yaml', ?1, ?2, ?3, ?4, 2, ?5)
+                """, [.blob(saved.key), .blob(saved.pipelineBytes), .integer(saved.generation), .integer(run.rawValue), .blob(saved.body)])
+        }
+        return (store, saved)
+    }
+
+    @Test func aRecordIsValidOnlyWhileEverythingItRestsOnIsEqual() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (store, saved) = try recordedStore(in: directory)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == saved)
+        #expect(store.validReplay(pipelineFile: "./ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) != nil)
+        #expect(store.validReplay(pipelineFile: "other.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == nil)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key + [0], pipelineBytes: saved.pipelineBytes) == nil)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes + [10]) == nil)
+
+        // A path that appears where the checks found none.
+        try "".write(toFile: directory.path + "/gone", atomically: false, encoding: .utf8)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == nil)
+        unlink(directory.path + "/gone")
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) != nil)
+
+        // A change to the up-to-date tables, by any writer.
+        try store.recordSuccess("elsewhere", fingerprints: TaskFingerprints(definition: "d", inputs: []))
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == nil)
+    }
+
+    @Test func aReplayedRunCopiesTheHistoryOfTheRunItRepeatsAndPointsTheRecordAtItself() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (store, saved) = try recordedStore(in: directory)
+        let replayed = try #require(try store.beginReplayedRun(saved, startTime: Date(), jobs: 3))
+        #expect(try store.tasks(of: replayed).isEmpty, "the rows come with the copy")
+        try store.copyReplayedHistory(of: saved, into: replayed)
+        try store.finishRun(replayed, outcome: .succeeded, endTime: Date())
+        #expect(try store.tasks(of: replayed) == store.tasks(of: saved.sourceRun))
+        #expect(try store.tasks(of: replayed).map(\.definition) == ["d-build", "d-test"])
+        let runs = try store.recentRuns(pipelineFile: "ci.yaml")
+        #expect(runs.first?.id == replayed)
+        #expect(runs.first?.replayedRun == saved.sourceRun)
+        #expect(runs.first?.tasks.upToDate == 2)
+        #expect(try store.runTimeline(pipelineFile: "ci.yaml")?.jobs == 3)
+        // The next replay repeats this one.
+        let next = try #require(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes))
+        #expect(next.sourceRun == replayed)
+    }
+
+    @Test func aRecordWhoseRunLostItsRowsIsNoReplayAndWritesNothing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (store, saved) = try recordedStore(in: directory)
+        try store.withDatabase { database throws(SQLiteError) in try database.run("DELETE FROM task_runs WHERE task = 'test'") }
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == nil)
+        #expect(try store.beginReplayedRun(saved, startTime: Date(), jobs: 1) == nil)
+        #expect(try store.recentRuns(pipelineFile: "ci.yaml").count == 1)
+    }
+}
