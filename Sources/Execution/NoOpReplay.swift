@@ -41,10 +41,7 @@ public struct NoOpReplay: Sendable {
     public func run(into events: EventChannel<RunEvent>) -> RunSummary {
         let clock = ContinuousClock()
         let start = clock.now
-        func elapsed() -> Double {
-            let duration = clock.now - start
-            return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
+        func elapsed() -> Double { (clock.now - start).inSeconds }
         events.yield(.started(RunStart(pipelineFile: pipelineFile, taskCount: tasks.count, jobs: jobs, time: Date())))
         // In batches, as the Runner queues a no-op rerun's transitions: one lock of the channel per batch,
         // and one reading of the clocks (the Runner sends all of them within a few milliseconds too).

@@ -73,7 +73,7 @@ extension Runner {
             let stopped = book.stop != nil && book.terminated.contains(index)
             if case .failed(let exitCode, let reason) = result, attempt <= task.spec.retries, book.stop == nil,
                task.spec.service == nil {
-                let duration = book.attemptStarted[index].map { seconds(clock.now - $0) }
+                let duration = book.attemptStarted[index].map { (clock.now - $0).inSeconds }
                 emit(index, from: .executing, to: .failed, exitCode: exitCode, error: reason + "; retrying", duration: duration, in: &book)
                 return .retry(task.spec.retryDelay * pow(2, Double(attempt - 1)))
             }
@@ -109,7 +109,7 @@ extension Runner {
     /// Records a task's final result in the Plan and moves the run on.
     func complete(_ index: Int) {
         let step = state.withLock { book -> Step in
-            let duration = book.attemptStarted[index].map { seconds(clock.now - $0) }
+            let duration = book.attemptStarted[index].map { (clock.now - $0).inSeconds }
             let result = book.results[index] ?? .succeeded
             let outcome: Plan.Outcome
             var exitCode: Int32? = 0

@@ -228,10 +228,6 @@ public final class Runner: Sendable {
         return transition
     }
 
-    func elapsed() -> Double { seconds(clock.now - startInstant) }
-
-    func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
+    func elapsed() -> Double { (clock.now - startInstant).inSeconds }
 
 }

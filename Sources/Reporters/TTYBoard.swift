@@ -1,4 +1,5 @@
 import Execution
+import JobGraphBasics
 import PipelineModel
 
 /// `--progress tty`: a live board of the executing tasks, redrawn in place below the permanent lines.
@@ -160,7 +161,7 @@ public final class TTYBoard: RunObserver {
         var header = pipelineFile.isEmpty ? "" : "\(pipelineFile): "
         header += "\(doneCount)/\(total) done, \(rows.count) running"
         if failedCount > 0 { header += ", \(failedCount) failed" }
-        header += ", \(RunText.clock(seconds(now - (runStart ?? now))))"
+        header += ", \(RunText.clock((now - (runStart ?? now)).inSeconds))"
         var lines = [header]
         if isSuspended { lines.append("SUSPENDED — send SIGUSR2 to resume") }
         if let stop { lines.append("stopping: \(RunText.stopped(stop)), waiting for running tasks") }
@@ -174,7 +175,7 @@ public final class TTYBoard: RunObserver {
         let queueWidth = shown.map { $0.value.queue.count }.max() ?? 0
         for (id, row) in shown {
             var line = "  " + padded(id.rawValue, idWidth) + "  " + padded(row.queue, queueWidth)
-            line += "  " + RunText.clock(seconds(now - row.started))
+            line += "  " + RunText.clock((now - row.started).inSeconds)
             if row.attempt > 1 { line += "  attempt \(row.attempt)" }
             if let bytes = row.bytes { line += "  " + progressText(bytes: bytes, total: row.total) }
             lines.append(line)
@@ -190,15 +191,10 @@ public final class TTYBoard: RunObserver {
     }
 
     private func stamp(at now: ContinuousClock.Instant) -> String {
-        RunText.elapsedStamp(seconds(now - (runStart ?? now)))
+        RunText.elapsedStamp((now - (runStart ?? now)).inSeconds)
     }
 
     private func padded(_ text: String, _ width: Int) -> String {
         text + String(repeating: " ", count: max(0, width - text.count))
-    }
-
-    private func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

@@ -139,7 +139,7 @@ final class BatchJobQueue: Sendable {
         changed = poll() || changed
 
         let (busy, waitForRate) = state.withLock { state -> (Bool, Double?) in
-            let waitForRate = state.nextSubmission.map { clock.now < $0 ? seconds($0 - clock.now) : 0 }
+            let waitForRate = state.nextSubmission.map { clock.now < $0 ? ($0 - clock.now).inSeconds : 0 }
             return (!state.live.isEmpty || !state.waiting.isEmpty, state.waiting.isEmpty ? nil : waitForRate)
         }
         guard busy else { return }
@@ -285,10 +285,6 @@ final class BatchJobQueue: Sendable {
         "PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESIZING",
         "SIGNALING", "STAGE_OUT", "STOPPED", "RESV_DEL_HOLD",
     ]
-
-    private func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }
 
 /// The handle of an attempt that failed before it reached Slurm.
