@@ -50,7 +50,7 @@ private struct Gathered {
             isFinished = true
             criticalPath = summary.criticalPath
             if !summary.failures.isEmpty || summary.stop != nil || !summary.leftBehind.isEmpty
-                || summary.counts[.upToDate] != taskCount || tasks.count != taskCount || taskCount == 0 || current.map({ _ in true }) == true {
+                || summary.counts[.upToDate] != taskCount || tasks.count != taskCount || taskCount == 0 || current != nil {
                 isReplayable = false
             }
         case .output, .progress, .suspended, .stopping:

@@ -75,7 +75,7 @@ public struct NoOpReplayRecord: Sendable, Equatable {
         for examined in paths {
             writer.append(examined.path)
             if let status = examined.status {
-                writer.append(Int64(status.kind.code))
+                writer.append(status.kind.rawValue)
                 writer.append(status.size)
                 writer.append(status.modificationNanoseconds)
                 writer.append(Int64(bitPattern: status.inode))
@@ -103,7 +103,7 @@ public struct NoOpReplayRecord: Sendable, Equatable {
         for _ in 0..<pathCount {
             guard let path = reader.string(), let code = reader.integer() else { return nil }
             if code == -1 { paths.append(ExaminedPath(path: path, status: nil)); continue }
-            guard let kind = FileStatus.Kind(code: code), let size = reader.integer(), let modified = reader.integer(),
+            guard let kind = FileStatus.Kind(rawValue: code), let size = reader.integer(), let modified = reader.integer(),
                   let inode = reader.integer() else { return nil }
             paths.append(ExaminedPath(path: path, status: FileStatus(kind: kind, size: size, modificationNanoseconds: modified,
                                                                      inode: UInt64(bitPattern: inode))))
@@ -117,25 +117,6 @@ public struct NoOpReplayRecord: Sendable, Equatable {
         }
         guard let path = reader.strings(), reader.isAtEnd else { return nil }
         return (pipelineFile, outputMode, paths, tasks, path.map { TaskID($0) })
-    }
-}
-
-extension FileStatus.Kind {
-    var code: Int {
-        switch self {
-        case .regular: 0
-        case .directory: 1
-        case .other: 2
-        }
-    }
-
-    init?(code: Int64) {
-        switch code {
-        case 0: self = .regular
-        case 1: self = .directory
-        case 2: self = .other
-        default: return nil
-        }
     }
 }
 
