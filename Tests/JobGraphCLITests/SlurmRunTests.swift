@@ -144,9 +144,9 @@ struct SlurmRunTests {
         // Contract (SIGINT): `when: always` tasks still run after Ctrl-C, on the cluster, and only then is
         // everything of the run cancelled.
         #expect(directory.exists("cleanup.ran"), "the when: always task did not run on the cluster")
-        #expect(await eventually(within: .seconds(30), asking: {
+        #expect(await eventually(within: .seconds(30), every: .milliseconds(100)) {
             await LocalSlurmCluster.client("squeue", ["--noheader"]) == ""
-        }), "jobs or steps left in squeue")
+        }, "jobs or steps left in squeue")
         #expect(await eventually(within: .seconds(30)) {
             ["1", "2", "3"].allSatisfy { ProcessTable.living(withArgument: "300.\(marker)\($0)").isEmpty }
         }, "a task's process outlived the run on the node")

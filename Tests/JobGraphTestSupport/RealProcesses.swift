@@ -100,32 +100,20 @@ public enum ProcessTable {
     }
 }
 
-/// Checks `condition` every 10 ms until it holds or `limit` passes: for effects with no event to await,
-/// such as the kernel finishing a process's exit. `limit` is a hang guard, never the expected wait.
+/// Checks `condition` every `pause` (10 ms) until it holds or `limit` passes: for effects with no event
+/// to await, such as the kernel finishing a process's exit, or another program's answer. `limit` is a hang
+/// guard, never the expected wait.
 /// - Returns: whether the condition held in time.
-public func eventually(within limit: Duration = .seconds(20), _ condition: () throws -> Bool) async rethrows -> Bool {
+public func eventually(within limit: Duration = .seconds(20), every pause: Duration = .milliseconds(10),
+                       _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + limit
     while true {
-        if try condition() { return true }
+        if try await condition() { return true }
         if ContinuousClock.now >= deadline { return false }
         do {
-            try await Task.sleep(for: .milliseconds(10))
+            try await Task.sleep(for: pause)
         } catch {
-            return try condition()  // cancelled: one last look
-        }
-    }
-}
-
-/// `eventually` for a condition that must itself wait, such as asking another program.
-public func eventually(within limit: Duration = .seconds(20), asking condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while true {
-        if await condition() { return true }
-        if ContinuousClock.now >= deadline { return false }
-        do {
-            try await Task.sleep(for: .milliseconds(100))
-        } catch {
-            return await condition()  // cancelled: one last look
+            return try await condition()  // cancelled: one last look
         }
     }
 }
