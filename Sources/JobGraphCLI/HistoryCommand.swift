@@ -21,7 +21,7 @@ struct HistoryCommand: AsyncParsableCommand {
         let pipeline = try source.resolved()
         let file = pipeline.file
         let directory = pipeline.directory
-        guard FileManager.default.fileExists(atPath: directory + "/.jobgraph/state.db") else {
+        guard FileManager.default.fileExists(atPath: StateStore.databasePath(inPipelineDirectory: directory)) else {
             Console.standardOutput.write(line: json ? "{\"runs\":[],\"slowest_tasks\":[],\"flaky_tasks\":[]}" : "no runs of \(file) yet")
             return
         }

@@ -35,7 +35,7 @@ struct NoOpReplayAttempt {
     /// Whether a replay record may exist: the pipeline's `state.db` is there. Without it, the run goes on
     /// as before, and takes its run lock only once the pipeline proved valid.
     static func mayHaveRecord(_ source: ResolvedPipeline) -> Bool {
-        access(source.directory + "/.jobgraph/state.db", F_OK) == 0
+        access(StateStore.databasePath(inPipelineDirectory: source.directory), F_OK) == 0
     }
 
     /// The record to replay, when it still holds. Once the checks that read `state.db` passed, the oldest

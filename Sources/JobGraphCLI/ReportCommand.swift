@@ -23,7 +23,7 @@ struct ReportCommand: AsyncParsableCommand {
         let directory = source.directory
         let timeline: RunTimeline?
         do {
-            timeline = FileManager.default.fileExists(atPath: directory + "/.jobgraph/state.db")
+            timeline = FileManager.default.fileExists(atPath: StateStore.databasePath(inPipelineDirectory: directory))
                 ? try StateStore.open(directory: directory).runTimeline(pipelineFile: source.file, run: run.map(RunID.init))
                 : nil
         } catch {

@@ -58,7 +58,7 @@ func forecast(of graph: TaskGraph, configuration: RunConfiguration) throws -> Ru
         do {
             store = try StateStore.openReadOnly(directory: directory) ?? StateStore.inMemory(directory: directory)
         } catch let error as SQLiteError where error.isCorruption {
-            Console.standardError.write(line: "warning: " + StateFileRecovery.unusable(directory + "/.jobgraph/state.db", reason: error.message)
+            Console.standardError.write(line: "warning: " + StateFileRecovery.unusable(StateStore.databasePath(inPipelineDirectory: directory), reason: error.message)
                 + "; a run would move it aside and start a fresh one, so every task would run")
             store = try StateStore.inMemory(directory: directory)
         }

@@ -59,12 +59,17 @@ public final class StateStore: Sendable {
                               retainedRuns: retainedRuns, recovery: recovery)
     }
 
+    /// Where the state of the pipelines in `directory` (the pipeline file's folder) lives: `.jobgraph/state.db`.
+    public static func databasePath(inPipelineDirectory directory: String) -> String {
+        directory + "/.jobgraph/state.db"
+    }
+
     /// Opens the state of the pipelines in `directory` only to read it, as a dry run does: no run lock,
     /// nothing written, not even the records of files it reads. `nil` when there is no `state.db` yet.
     /// - Throws: `SQLiteError` when the database cannot be opened (`newerSchema` when a newer jobgraph wrote it).
     public static func openReadOnly(directory: String, fingerprinter: Fingerprinter = Fingerprinter()) throws -> StateStore? {
         let directory = absolute(directory)
-        let path = directory + "/.jobgraph/state.db"
+        let path = databasePath(inPipelineDirectory: directory)
         guard FileStatus(path: path) != nil else { return nil }
         let store = try StateStore(directory: directory, location: .path(path), fingerprinter: fingerprinter, retainedRuns: 1, readOnly: true)
         // A file a first run created but was killed before it made the tables: as good as none.
