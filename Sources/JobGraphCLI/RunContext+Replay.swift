@@ -24,9 +24,8 @@ extension RunContext {
         let writeFailures = WriteFailures { failure in Console.standardError.write(line: "warning: \(failure)") }
         Console.standardOutput.reportFailures(to: writeFailures)
         Console.standardError.reportFailures(to: writeFailures)
-        var observers: [any RunObserver] = [makeProgressObserver(
-            mode: settings.progress, console: .standardOutput, environment: environment,
-            output: settings.output ?? record.outputMode.flatMap(OutputMode.init(rawValue:)) ?? .prefixed, explains: false)]
+        // A replay never explains (`--explain` rules it out), so the observer is the run's own.
+        var observers: [any RunObserver] = [progressObserver(fileOutput: record.outputMode.flatMap(OutputMode.init(rawValue:)))]
         if let events = Self.eventsObserver(path: eventsPath, failures: writeFailures) { observers.append(events) }
         // The history rows are copied while the events are shown: on two cores, the two take about as long.
         let store = state.store

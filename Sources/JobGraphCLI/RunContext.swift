@@ -35,7 +35,7 @@ final class RunContext {
     private let loop: EventLoop
     /// `--events FILE`, truncated when the command starts; each run appends its events.
     let eventsPath: String?
-    let environment = ProcessInfo.processInfo.environment
+    private let environment = ProcessInfo.processInfo.environment
     private let processorCount = ProcessInfo.processInfo.activeProcessorCount
 
     /// Opens the state beside the pipeline (taking its run lock), the event loop and the events file;
@@ -72,6 +72,12 @@ final class RunContext {
         return configuration
     }
 
+    /// What shows the run's progress; `--output` wins over the file's `output:`.
+    func progressObserver(fileOutput: OutputMode?) -> sending any RunObserver {
+        makeProgressObserver(mode: settings.progress, console: .standardOutput, environment: environment,
+                             output: settings.output ?? fileOutput ?? .prefixed, explains: settings.explain)
+    }
+
     /// Where the lines about the run as a whole go: beside the events when they own standard output.
     var messageConsole: Console { settings.progress == .json ? .standardError : .standardOutput }
 
@@ -99,9 +105,7 @@ final class RunContext {
         let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
         Console.standardOutput.reportFailures(to: writeFailures)
         Console.standardError.reportFailures(to: writeFailures)
-        var observers: [any RunObserver] = [makeProgressObserver(
-            mode: settings.progress, console: .standardOutput, environment: environment,
-            output: settings.output ?? graph.pipeline.output ?? .prefixed, explains: settings.explain)]
+        var observers: [any RunObserver] = [progressObserver(fileOutput: graph.pipeline.output)]
         if let trace = settings.trace { observers.append(ChromeTraceWriter(path: trace, failures: writeFailures)) }
         observers.append(AttemptRecorder(store: state.store, run: recorder.run,
                                          fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)), lost: recorder.noteLost))
