@@ -28,16 +28,9 @@ struct JobControlTests {
         #expect(await eventually { ProcessTable.states(inGroup: groups[1]).count >= 2 })
 
         running.send(SIGTSTP)
-        // Every process of both tasks' groups is stopped, and so is jobgraph. Two states count as stopped
-        // too: a `sleep` that had just exited when the stop came stays a zombie (Z), its stopped shell cannot
-        // reap it; and dash starts a command with vfork, so a shell whose child was stopped before its exec
-        // waits for it uninterruptibly (D). Neither runs anything.
+        // Every process of both tasks' groups is stopped, and so is jobgraph.
         #expect(await eventually {
-            ProcessTable.state(of: running.pid) == "T"
-                && groups.allSatisfy { group in
-                    let members = ProcessTable.states(inGroup: group)
-                    return members.values.contains("T") && members.values.allSatisfy { "TZD".contains($0) }
-                }
+            ProcessTable.state(of: running.pid) == "T" && groups.allSatisfy(ProcessTable.isStopped(group:))
         }, "jobgraph \(ProcessTable.state(of: running.pid).map(String.init) ?? "gone"), tasks \(groups.map { ProcessTable.states(inGroup: $0) })")
         try directory.write("", to: "go")
         #expect(groups.allSatisfy { !ProcessTable.states(inGroup: $0).isEmpty }, "a stopped task went on and ended")

@@ -188,12 +188,7 @@ struct SlurmRunTests {
 
         running.send(SIGTSTP)
         #expect(await eventually {
-            ProcessTable.state(of: running.pid) == "T"
-                && groups.allSatisfy { group in
-                    let members = ProcessTable.states(inGroup: group)
-                    // "D": dash vforks; a parent whose child was stopped before its exec waits for it, stopped as well.
-                    return !members.isEmpty && members.values.allSatisfy { $0 == "T" || $0 == "D" }
-                }
+            ProcessTable.state(of: running.pid) == "T" && groups.allSatisfy(ProcessTable.isStopped(group:))
         }, "jobgraph \(ProcessTable.state(of: running.pid).map(String.init) ?? "-"), groups \(groups.map { ProcessTable.states(inGroup: $0) })")
         try directory.write("", to: "go")
         #expect(groups.allSatisfy { !ProcessTable.states(inGroup: $0).isEmpty }, "a stopped task went on and ended")

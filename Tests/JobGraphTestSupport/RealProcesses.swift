@@ -68,6 +68,15 @@ public enum ProcessTable {
         Dictionary(entries().filter { $0.group == group }.map { ($0.pid, $0.state) }, uniquingKeysWith: { $1 })
     }
 
+    /// Whether every process of group `group` is stopped, and at least one is. Two more states count as
+    /// stopped: a `sleep` that had just exited when the stop came stays a zombie (Z), its stopped shell cannot
+    /// reap it; and dash starts a command with vfork, so a shell whose child was stopped before its exec
+    /// waits for it uninterruptibly (D). Neither runs anything.
+    public static func isStopped(group: pid_t) -> Bool {
+        let members = states(inGroup: group).values
+        return members.contains("T") && members.allSatisfy { "TZD".contains($0) }
+    }
+
     /// The state letter of process `pid`, or `nil` once it is gone.
     public static func state(of pid: pid_t) -> Character? {
         entries().first { $0.pid == pid }?.state
