@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // libcurl's easy interface, loaded with dlopen on the first download (see Sources/CCurl/include/CCurl.h).
+        .target(name: "CCurl"),
         .target(name: "JobGraphBasics"),
         .target(name: "JobGraphSystem", dependencies: ["JobGraphBasics"]),
         .target(name: "YAMLNodes", dependencies: ["JobGraphBasics", "CYAML"]),
@@ -23,7 +25,7 @@ let package = Package(
         .target(name: "TaskGraph", dependencies: ["JobGraphBasics", "PipelineModel"]),
         .target(name: "Execution", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph"]),
         .target(name: "ImageCodec", dependencies: ["JobGraphBasics", "CPNG", "CTurboJPEG"]),
-        .target(name: "Steps", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "Execution", "ImageCodec"]),
+        .target(name: "Steps", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "Execution", "ImageCodec", "CCurl"]),
         .target(name: "StateStore", dependencies: ["JobGraphBasics", "CSQLite", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "Reporters", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "SlurmExecutor", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph", "Execution"]),

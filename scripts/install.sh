@@ -8,7 +8,7 @@
 #   PREFIX/share/man/man1/jobgraph.1 and a page per command (jobgraph.run.1 …), from swift-argument-parser's
 #     generate-manual plugin; skipped with a warning when the plugin cannot be built here.
 # The binary then needs only Debian's shared libraries it names (libyaml, libpng, libturbojpeg, libsqlite3,
-# and libcurl for Foundation's networking), no Swift toolchain:
+# and libcurl, which it loads when a download starts), no Swift toolchain:
 #   bash scripts/install.sh "$HOME/.local" && jobgraph run examples/hello.yaml
 # Run from anywhere; builds in the repository's .build folder.
 set -euo pipefail
@@ -18,13 +18,6 @@ case "$prefix" in /*) ;; *) prefix="$PWD/$prefix" ;; esac
 cd "$(dirname "$0")/.."
 
 bash .ci/install-deps
-# Linking Foundation's networking statically still takes the system libcurl: its -dev package has the link.
-if ! dpkg-query -W -f='${Status}' libcurl4-openssl-dev 2>/dev/null | grep -q "install ok installed"; then
-    sudo=""
-    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-    echo "installing libcurl4-openssl-dev" >&2
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libcurl4-openssl-dev >/dev/null
-fi
 echo "building jobgraph (release, static Swift runtime); the first build takes a few minutes" >&2
 swift build -c release --static-swift-stdlib --product jobgraph
 binary="$(swift build -c release --static-swift-stdlib --show-bin-path)/jobgraph"

@@ -1,6 +1,6 @@
 /// The standard reason phrases of HTTP status codes (RFC 9110, section 15), for failure reasons.
 ///
-/// Ours rather than the server's: URLSession does not pass the server's phrase on, and a fixed text
+/// Ours rather than the server's: the step reads only the status code, and a fixed text
 /// reads the same whichever server answered.
 enum HTTPStatusText {
     static func phrase(for status: Int) -> String {
