@@ -9,7 +9,7 @@ import StateStore
 /// and the summary of any other run.
 extension RunContext {
     /// Replays `record`: its events to the same observers a run has (but the attempts' recorder: the
-    /// attempts are copied with the history rows), its history copied from the run it repeats.
+    /// replayed run shares the task rows and attempts of the run it repeats).
     /// - Returns: `nil` when the history of the run to repeat is gone; nothing was written then.
     func replay(_ record: NoOpReplayRecord) async -> FinishedRun? {
         let configuration = self.configuration
@@ -27,19 +27,10 @@ extension RunContext {
         // A replay never explains (`--explain` rules it out), so the observer is the run's own.
         var observers: [any RunObserver] = [progressObserver(fileOutput: record.outputMode.flatMap(OutputMode.init(rawValue:)))]
         if let events = Self.eventsObserver(path: eventsPath, failures: writeFailures) { observers.append(events) }
-        // The history rows are copied while the events are shown: on two cores, the two take about as long.
-        let store = state.store
-        async let copied: String? = {
-            do { try store.copyReplayedHistory(of: record, into: run) } catch { return "\(error)" }
-            return nil
-        }()
         let events = EventChannel<RunEvent>()
         var result = NoOpReplay(pipelineFile: record.pipelineFile, jobs: configuration.jobs, tasks: record.tasks,
                                 criticalPath: record.criticalPath).run(into: events)
         await ObserverHub.drain(events, into: observers)
-        if let problem = await copied {
-            Console.standardError.write(line: "warning: cannot record the run's history in .jobgraph/state.db (\(record.tasks.count) rows lost): \(problem)")
-        }
         result.leftBehind = stopLeftBehindProcesses(grace: configuration.terminationGrace)
         do {
             try state.store.finishRun(run, outcome: RunOutcome(summary: result), endTime: Date())

@@ -15,7 +15,7 @@ public struct NoOpReplayRecord: Sendable, Equatable {
     public var pipelineBytes: [UInt8]
     /// `state_generation` when the recorded run read the up-to-date tables.
     public var generation: Int64
-    /// The run whose history rows a replay copies: the recorded run, then the latest replay of it.
+    /// The recorded run: a replay repeats its verdict and shares its task rows and attempts.
     public var sourceRun: RunID
     /// The pipeline file as the user typed it, as the run's events name it.
     public var pipelineFile: String

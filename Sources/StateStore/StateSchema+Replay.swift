@@ -18,7 +18,7 @@ extension StateSchema {
                 key BLOB NOT NULL,             -- version, arguments, working folder and environment
                 pipeline_bytes BLOB NOT NULL,  -- the pipeline file as the recorded run read it
                 generation INTEGER NOT NULL,   -- state_generation when the recorded run checked its tasks
-                source_run INTEGER NOT NULL,   -- the run whose history rows a replay copies
+                source_run INTEGER NOT NULL,   -- the run whose verdict and history rows a replay repeats
                 task_count INTEGER NOT NULL,
                 body BLOB NOT NULL             -- examined paths, tasks, critical path (NoOpReplayRecord)
             ) WITHOUT ROWID;

@@ -1,7 +1,7 @@
 /// The tables of `state.db` and how to bring an older file up to date, versioned by `PRAGMA user_version`.
 enum StateSchema {
     /// The version this program writes.
-    static let currentVersion = 4
+    static let currentVersion = 5
 
     /// One script per version step: `migrations[n]` takes a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -52,6 +52,11 @@ enum StateSchema {
         ALTER TABLE task_fingerprints ADD COLUMN definition_text TEXT;
         """,
         replayMigration,
+        // A replayed run shares the task rows of the run whose verdict it repeats instead of copying them
+        // (`StateStore.beginReplayedRun`); NULL for a run with rows of its own.
+        """
+        ALTER TABLE runs ADD COLUMN task_rows_of INTEGER;
+        """,
     ]
 
     /// Checks that a database opened read-only can be read: an older version lacks columns that reads then

@@ -41,7 +41,7 @@ extension StateStore {
     public func tasks(of run: RunID) throws -> [TaskRecord] {
         try withDatabase { database throws(SQLiteError) in
             try database.query("""
-                SELECT task, state, attempts, duration, exit_code, definition FROM task_runs WHERE run_id = ?1 ORDER BY task
+                SELECT task, state, attempts, duration, exit_code, definition FROM task_runs WHERE run_id = \(Self.runHoldingRows) ORDER BY task
                 """, [.integer(run.rawValue)]) { row in
                 TaskRecord(task: TaskID(row.text(0)), state: TaskState(rawValue: row.text(1)) ?? .executing,
                            attempts: Int(row.integer(2)), duration: row.optionalReal(3),
@@ -150,7 +150,8 @@ extension StateStore {
     }
 
     private static func stateCounts(of run: RunID, taskCount: Int, in database: SQLiteDatabase) throws(SQLiteError) -> TaskStateCounts {
-        let rows = try database.query("SELECT state, count(*) FROM task_runs WHERE run_id = ?1 GROUP BY state", [.integer(run.rawValue)]) {
+        let rows = try database.query("SELECT state, count(*) FROM task_runs WHERE run_id = \(runHoldingRows) GROUP BY state",
+                                      [.integer(run.rawValue)]) {
             (state: TaskState(rawValue: $0.text(0)), count: Int($0.integer(1)))
         }
         var counts = TaskStateCounts()

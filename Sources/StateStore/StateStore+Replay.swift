@@ -50,7 +50,7 @@ extension StateStore {
 
     /// Drops the pipeline's oldest runs so that the run about to begin, replayed or not, is within
     /// `retainedRuns`: what beginning a run does anyway, done apart so that it can go on while a replay
-    /// examines its paths (at 50 runs of 10,000 tasks, the drop takes about 20 ms).
+    /// examines its paths (dropping a run of 10,000 tasks takes about 20 ms).
     public func makeRoomForRun(pipelineFile: String) throws {
         try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) in
@@ -65,8 +65,10 @@ extension StateStore {
         return bytes.withUnsafeBytes { mine in mine.baseAddress.map { memcmp($0, storedStart, bytes.count) == 0 } ?? false }
     }
 
-    /// Records that a replay of `record` starts: its `runs` row, naming the run it replays, in one
-    /// transaction. Its task rows follow with `copyReplayedHistory`, while the replay shows its events.
+    /// Records that a replay of `record` starts, in one transaction: its `runs` row, naming the run it
+    /// replays and sharing that run's task rows and attempts (`task_rows_of`) rather than copying them
+    /// (copying 10,000 rows took 161 M instructions, as long as the rest of the replay), and the drop of
+    /// the oldest runs, which keeps the shared rows while a kept run needs them.
     /// - Parameter jobs: the `--jobs` of this run.
     /// - Returns: the new run; `nil`, with nothing written, when the source run's rows are no longer all there.
     public func beginReplayedRun(_ record: NoOpReplayRecord, startTime: Date, jobs: Int) throws -> RunID? {
@@ -74,42 +76,19 @@ extension StateStore {
         sealsOnClose(false)
         return try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) -> RunID? in
-                let rows = try database.query("SELECT count(*) FROM task_runs WHERE run_id = ?1", [source]) { $0.integer(0) }.first
+                let rows = try database.query("SELECT count(*) FROM task_runs WHERE run_id = \(Self.runHoldingRows)", [source]) {
+                    $0.integer(0)
+                }.first
                 guard rows == Int64(record.tasks.count) else { return nil }
                 try database.run("UPDATE runs SET outcome = 'interrupted' WHERE outcome IS NULL")
                 try database.run("""
-                    INSERT INTO runs (pipeline, started_at, task_count, jobs, critical_path, replayed_run)
-                    SELECT ?1, ?2, task_count, ?3, critical_path, id FROM runs WHERE id = ?4
+                    INSERT INTO runs (pipeline, started_at, task_count, jobs, critical_path, replayed_run, task_rows_of)
+                    SELECT ?1, ?2, task_count, ?3, critical_path, id, coalesce(task_rows_of, id) FROM runs WHERE id = ?4
                     """, [.text(Self.pipelineKey(record.pipelineFile)), .real(startTime.timeIntervalSince1970),
                           .integer(Int64(jobs)), source])
-                return RunID(database.lastInsertRowID)
-            }
-        }
-    }
-
-    /// Copies the history rows of the run `record` repeats into `run` (`task_runs`, and the attempts
-    /// `jobgraph report` draws), by SQLite itself, points the record at `run` and drops the oldest runs:
-    /// in one transaction, so the record never names a run without its rows.
-    ///
-    /// Why apart from `beginReplayedRun`: the copy is the costliest part of a replay (10,000 rows, about
-    /// 150 M instructions), and it can go on while the events are shown. A kill before it commits loses
-    /// the replayed run's rows, which are up-to-date verdicts, as a kill of any run may (`RunRecorder`).
-    public func copyReplayedHistory(of record: NoOpReplayRecord, into run: RunID) throws {
-        let pipeline = Self.pipelineKey(record.pipelineFile)
-        let source = SQLiteValue.integer(record.sourceRun.rawValue), target = SQLiteValue.integer(run.rawValue)
-        try withDatabase { database throws(SQLiteError) in
-            try database.transaction { () throws(SQLiteError) in
-                try database.run("""
-                    INSERT INTO task_runs (run_id, task, state, attempts, duration, exit_code, definition)
-                    SELECT ?1, task, state, attempts, duration, exit_code, definition FROM task_runs WHERE run_id = ?2
-                    """, [target, source])
-                try database.run("""
-                    INSERT INTO task_attempts (run_id, task, attempt, queue, slot, started, ended, outcome, exit_code, error, log_tail)
-                    SELECT ?1, task, attempt, queue, slot, started, ended, outcome, exit_code, error, log_tail
-                    FROM task_attempts WHERE run_id = ?2
-                    """, [target, source])
-                try database.run("UPDATE noop_replays SET source_run = ?2 WHERE pipeline = ?1", [.text(pipeline), target])
-                try dropOldRuns(of: record.pipelineFile, in: database)  // nothing, after `makeRoomForRun`
+                let run = RunID(database.lastInsertRowID)
+                try dropOldRuns(of: record.pipelineFile, in: database)  // usually nothing, after `makeRoomForRun`
+                return run
             }
         }
     }

@@ -80,6 +80,13 @@ struct NoOpReplayTests {
 
     /// `task|state|attempts|duration|exit_code|definition` for each of the run's history rows, read by
     /// python3's own SQLite.
+    /// The task graph's node titles in a `jobgraph report` page: "a: up-to-date".
+    private static func taskTitles(in page: String) -> [String] {
+        page.split(separator: "\n").filter { $0.hasPrefix("<g class=\"node\"><title>") }.compactMap { line in
+            line.split(separator: ">").dropFirst(2).first?.split(separator: "<").first.map(String.init)
+        }
+    }
+
     private static func historyRows(of run: Int, in folder: PipelineFolder) throws -> [String] {
         try folder.python("""
             import sqlite3, sys
@@ -104,9 +111,8 @@ struct NoOpReplayTests {
         #expect(Self.comparable(replay.outcome.outputLines) == Self.comparable(normal.outcome.outputLines))
         #expect(replay.outcome.outputLines.contains { $0.hasPrefix("3 up-to-date in ") }, "\(replay.outcome.outputLines)")
         #expect(replay.outcome.standardError == normal.outcome.standardError)
-        let rows = try Self.historyRows(of: 3, in: folder)
-        #expect(rows.count == 3)
-        #expect(rows == (try Self.historyRows(of: 2, in: folder)))
+        #expect(try Self.historyRows(of: 2, in: folder).count == 3)
+        #expect(try Self.historyRows(of: 3, in: folder).isEmpty, "the replayed run shares run 2's rows rather than copying them")
 
         // The history reads as before, and says which run was replayed.
         let history = try await folder.history()
@@ -114,9 +120,13 @@ struct NoOpReplayTests {
         #expect(history.outputLines.contains { $0.contains("#3") && $0.contains("3 up-to-date; replayed run 2: nothing changed") },
                 "\(history.outputLines)")
         #expect(history.outputLines.contains { $0.contains("#2") && !$0.contains("replayed") })
-        let report = try await JobGraphBinary.run(["report", "p.yaml", "--run", "3"], in: folder.directory)
+        let report = try await JobGraphBinary.run(["report", "p.yaml", "--run", "3", "-o", "3.html"], in: folder.directory)
         #expect(report.status == 0, "\(report.standardError)")
         #expect(report.standardOutput.contains("run 3 of p.yaml"))
+        _ = try await JobGraphBinary.run(["report", "p.yaml", "--run", "2", "-o", "2.html"], in: folder.directory)
+        let tasksShown = try ["2.html", "3.html"].map { page in Self.taskTitles(in: folder.directory.read(page) ?? "") }
+        #expect(tasksShown[1].count == 3 && tasksShown[1].allSatisfy { $0.hasSuffix(": up-to-date") }, "\(tasksShown[1])")
+        #expect(tasksShown[1] == tasksShown[0], "the report of run 3 shows the tasks of run 2, whose rows it shares")
     }
 
     /// A change the verdict depends on, and the tasks a run must then execute.
@@ -195,21 +205,26 @@ struct NoOpReplayTests {
     @Test func theRecordSurvivesTheDropOfTheOldestRuns() async throws {
         let folder = try await replayingFolder()
         defer { folder.remove() }
-        // 50 runs are kept; each replay copies the rows of the run before it.
+        // 50 runs are kept; each replay shares the rows of run 2, which recorded the verdict.
         for _ in 0..<50 {
             let run = try await folder.run()
             #expect(run.status == 0)
             #expect(run.upToDate == Self.allTasks)
         }
         let replays = try await replayed(in: folder)
-        #expect(replays[53] == 52, "\(replays.sorted { $0.key < $1.key }.suffix(3))")
-        #expect(try Self.historyRows(of: 53, in: folder).count == 3)
-        #expect(try Self.historyRows(of: 3, in: folder).isEmpty, "the oldest runs were dropped")
+        #expect(replays[53] == 2, "\(replays.sorted { $0.key < $1.key }.suffix(3))")
+        let history = try await folder.history([])
+        #expect(history.outputLines.contains { $0.contains("#53") && $0.contains("3 up-to-date; replayed run 2: nothing changed") },
+                "\(history.outputLines)")
+        #expect(try Self.historyRows(of: 2, in: folder).count == 3)
         let kept = try folder.python("""
             import sqlite3, sys
-            print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*), min(id) FROM runs").fetchone())
+            database = sqlite3.connect(sys.argv[1])
+            print(database.execute("SELECT count(*), min(id) FROM runs WHERE id > 2").fetchone(),
+                  database.execute("SELECT count(*) FROM runs WHERE id <= 2").fetchone()[0],
+                  database.execute("SELECT count(*) FROM task_runs").fetchone()[0])
             """, arguments: [folder.directory.file(".jobgraph/state.db")])
-        #expect(kept == "(50, 4)", "the latest 50 runs are kept")
+        #expect(kept == "(50, 4) 1 3", "the latest 50 runs are kept, and run 2, whose 3 task rows they share")
         #expect(try folder.integrityCheck() == "ok")
     }
 }

@@ -42,11 +42,32 @@ import Testing
             try old.run("INSERT INTO runs (pipeline, started_at, ended_at, outcome, task_count) VALUES ('ci.yaml', 1.0, 3.0, 'succeeded', 1)")
         }
         let store = try StateStore.open(directory: directory.path)
-        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == 4)
+        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == StateSchema.currentVersion)
         #expect(try generation(store) == 0)
         let runs = try store.recentRuns(pipelineFile: "ci.yaml")
         #expect(runs.map(\.id) == [RunID(1)])
         #expect(runs.first?.replayedRun == nil)
+    }
+
+    @Test func aVersion4ReplayedRunKeepsTheRowsItCopied() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.path + "/.jobgraph", withIntermediateDirectories: true)
+        do {
+            let old = try SQLiteDatabase(location: .path(directory.path + "/.jobgraph/state.db"))
+            for step in 0..<4 { try old.execute(StateSchema.migrations[step]) }
+            try old.setUserVersion(4)
+            try old.execute("""
+                INSERT INTO runs (id, pipeline, started_at, ended_at, outcome, task_count) VALUES (1, 'ci.yaml', 1.0, 2.0, 'succeeded', 1);
+                INSERT INTO runs (id, pipeline, started_at, ended_at, outcome, task_count, replayed_run) VALUES (2, 'ci.yaml', 3.0, 4.0, 'succeeded', 1, 1);
+                INSERT INTO task_runs (run_id, task, state, attempts, definition) VALUES (1, 'build', 'up-to-date', 0, 'd1');
+                INSERT INTO task_runs (run_id, task, state, attempts, definition) VALUES (2, 'build', 'up-to-date', 0, 'd1');
+                """)
+        }
+        let store = try StateStore.open(directory: directory.path, retainedRuns: 1)
+        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == 5)
+        #expect(try store.tasks(of: RunID(2)).map(\.definition) == ["d1"])
+        #expect(try store.recentRuns(pipelineFile: "ci.yaml").first?.tasks.upToDate == 1)
     }
 
     private func record(key: [UInt8] = [1, 2, 3], paths: [NoOpReplayRecord.ExaminedPath] = [], generation: Int64 = 0,
@@ -87,8 +108,8 @@ import Testing
     }
 
     /// A store holding run 1 with two up-to-date rows, and a replay record of it over `a.txt` in `directory`.
-    private func recordedStore(in directory: TemporaryDirectory) throws -> (StateStore, NoOpReplayRecord) {
-        let store = try StateStore.inMemory(directory: directory.path)
+    private func recordedStore(in directory: TemporaryDirectory, retainedRuns: Int = 50) throws -> (StateStore, NoOpReplayRecord) {
+        let store = try StateStore.inMemory(directory: directory.path, retainedRuns: retainedRuns)
         let file = directory.path + "/a.txt"
         try "alpha".write(toFile: file, atomically: false, encoding: .utf8)
         let run = try store.beginRun(pipelineFile: "ci.yaml", startTime: Date(), taskCount: 2)
@@ -129,14 +150,14 @@ import Testing
         #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == nil)
     }
 
-    @Test func aReplayedRunCopiesTheHistoryOfTheRunItRepeatsAndPointsTheRecordAtItself() throws {
+    @Test func aReplayedRunSharesTheHistoryOfTheRunItRepeats() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (store, saved) = try recordedStore(in: directory)
+        let rowsBefore = try Self.taskRowCount(in: store)
         let replayed = try #require(try store.beginReplayedRun(saved, startTime: Date(), jobs: 3))
-        #expect(try store.tasks(of: replayed).isEmpty, "the rows come with the copy")
-        try store.copyReplayedHistory(of: saved, into: replayed)
         try store.finishRun(replayed, outcome: .succeeded, endTime: Date())
+        #expect(try Self.taskRowCount(in: store) == rowsBefore, "the rows are shared, not copied")
         #expect(try store.tasks(of: replayed) == store.tasks(of: saved.sourceRun))
         #expect(try store.tasks(of: replayed).map(\.definition) == ["d-build", "d-test"])
         let runs = try store.recentRuns(pipelineFile: "ci.yaml")
@@ -144,9 +165,39 @@ import Testing
         #expect(runs.first?.replayedRun == saved.sourceRun)
         #expect(runs.first?.tasks.upToDate == 2)
         #expect(try store.runTimeline(pipelineFile: "ci.yaml")?.jobs == 3)
-        // The next replay repeats this one.
+        // The next replay repeats the recorded run too.
         let next = try #require(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes))
-        #expect(next.sourceRun == replayed)
+        #expect(next.sourceRun == saved.sourceRun)
+    }
+
+    @Test func theRunsReplayedRunsShareIsKeptUntilNoKeptRunNeedsIt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (store, saved) = try recordedStore(in: directory, retainedRuns: 3)
+        var replays: [RunID] = []
+        for _ in 0..<5 {
+            let run = try #require(try store.beginReplayedRun(saved, startTime: Date(), jobs: 1))
+            try store.finishRun(run, outcome: .succeeded, endTime: Date())
+            replays.append(run)
+        }
+        // The latest 3 runs, and the recorded one whose rows they show.
+        #expect(try store.recentRuns(pipelineFile: "ci.yaml").map(\.id) == Array(replays.suffix(3).reversed()) + [saved.sourceRun])
+        #expect(try store.tasks(of: replays[4]).map(\.definition) == ["d-build", "d-test"])
+        #expect(try store.runTimeline(pipelineFile: "ci.yaml")?.tasks.count == 2)
+        // Three normal runs later no kept run needs the recorded one.
+        for _ in 0..<3 {
+            let run = try store.beginRun(pipelineFile: "ci.yaml", startTime: Date(), taskCount: 0)
+            try store.finishRun(run, outcome: .succeeded, endTime: Date())
+        }
+        #expect(try store.recentRuns(pipelineFile: "ci.yaml").count == 3)
+        #expect(try Self.taskRowCount(in: store) == 0)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == nil)
+    }
+
+    private static func taskRowCount(in store: StateStore) throws -> Int64 {
+        try store.withDatabase { database throws(SQLiteError) in
+            try database.query("SELECT count(*) FROM task_runs") { $0.integer(0) }.first ?? -1
+        }
     }
 
     @Test func aRecordWhoseRunLostItsRowsIsNoReplayAndWritesNothing() throws {
