@@ -34,13 +34,9 @@ import Testing
     @Test func aVersion3StateFileGainsTheReplayTablesAndKeepsItsRuns() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try FileManager.default.createDirectory(atPath: directory.path + "/.jobgraph", withIntermediateDirectories: true)
-        do {
-            let old = try SQLiteDatabase(location: .path(directory.path + "/.jobgraph/state.db"))
-            for step in 0..<3 { try old.execute(StateSchema.migrations[step]) }
-            try old.setUserVersion(3)
-            try old.run("INSERT INTO runs (pipeline, started_at, ended_at, outcome, task_count) VALUES ('ci.yaml', 1.0, 3.0, 'succeeded', 1)")
-        }
+        try Self.writeStateFile(in: directory, version: 3, rows: """
+            INSERT INTO runs (pipeline, started_at, ended_at, outcome, task_count) VALUES ('ci.yaml', 1.0, 3.0, 'succeeded', 1);
+            """)
         let store = try StateStore.open(directory: directory.path)
         #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == StateSchema.currentVersion)
         #expect(try generation(store) == 0)
@@ -52,22 +48,25 @@ import Testing
     @Test func aVersion4ReplayedRunKeepsTheRowsItCopied() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try FileManager.default.createDirectory(atPath: directory.path + "/.jobgraph", withIntermediateDirectories: true)
-        do {
-            let old = try SQLiteDatabase(location: .path(directory.path + "/.jobgraph/state.db"))
-            for step in 0..<4 { try old.execute(StateSchema.migrations[step]) }
-            try old.setUserVersion(4)
-            try old.execute("""
-                INSERT INTO runs (id, pipeline, started_at, ended_at, outcome, task_count) VALUES (1, 'ci.yaml', 1.0, 2.0, 'succeeded', 1);
-                INSERT INTO runs (id, pipeline, started_at, ended_at, outcome, task_count, replayed_run) VALUES (2, 'ci.yaml', 3.0, 4.0, 'succeeded', 1, 1);
-                INSERT INTO task_runs (run_id, task, state, attempts, definition) VALUES (1, 'build', 'up-to-date', 0, 'd1');
-                INSERT INTO task_runs (run_id, task, state, attempts, definition) VALUES (2, 'build', 'up-to-date', 0, 'd1');
-                """)
-        }
+        try Self.writeStateFile(in: directory, version: 4, rows: """
+            INSERT INTO runs (id, pipeline, started_at, ended_at, outcome, task_count) VALUES (1, 'ci.yaml', 1.0, 2.0, 'succeeded', 1);
+            INSERT INTO runs (id, pipeline, started_at, ended_at, outcome, task_count, replayed_run) VALUES (2, 'ci.yaml', 3.0, 4.0, 'succeeded', 1, 1);
+            INSERT INTO task_runs (run_id, task, state, attempts, definition) VALUES (1, 'build', 'up-to-date', 0, 'd1');
+            INSERT INTO task_runs (run_id, task, state, attempts, definition) VALUES (2, 'build', 'up-to-date', 0, 'd1');
+            """)
         let store = try StateStore.open(directory: directory.path, retainedRuns: 1)
         #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == 5)
         #expect(try store.tasks(of: RunID(2)).map(\.definition) == ["d1"])
         #expect(try store.recentRuns(pipelineFile: "ci.yaml").first?.tasks.upToDate == 1)
+    }
+
+    /// `.jobgraph/state.db` as jobgraph of schema `version` left it, holding `rows` (SQL).
+    private static func writeStateFile(in directory: TemporaryDirectory, version: Int, rows: String) throws {
+        try FileManager.default.createDirectory(atPath: directory.path + "/.jobgraph", withIntermediateDirectories: true)
+        let old = try SQLiteDatabase(location: .path(directory.path + "/.jobgraph/state.db"))
+        for step in 0..<version { try old.execute(StateSchema.migrations[step]) }
+        try old.setUserVersion(version)
+        try old.execute(rows)
     }
 
     private func record(key: [UInt8] = [1, 2, 3], paths: [NoOpReplayRecord.ExaminedPath] = [], generation: Int64 = 0,
