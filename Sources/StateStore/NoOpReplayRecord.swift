@@ -21,7 +21,7 @@ public struct NoOpReplayRecord: Sendable, Equatable {
     public var pipelineFile: String
     /// The pipeline file's `output:` (an `OutputMode` raw value), which `--output` overrides.
     public var outputMode: String?
-    /// Every path the checks examined, with what they found (`nil`: missing), in no particular order.
+    /// Every path the checks examined, with what they found (`nil`: missing); `body` writes them sorted.
     var paths: [ExaminedPath]
     /// The tasks, in the order the recorded run ended them.
     public var tasks: [NoOpReplay.Task]
@@ -63,7 +63,7 @@ public struct NoOpReplayRecord: Sendable, Equatable {
 
     /// Whether every examined path still has the status the recorded run saw: the last, costliest check.
     func pathsAreUnchanged() -> Bool {
-        paths.allSatisfy { FileStatus(path: $0.path) == $0.status }
+        ExaminedPathCheck.allUnchanged(paths)
     }
 
     /// `paths`, `tasks`, `pipelineFile` and `criticalPath`: the part read only once everything else matched.
@@ -72,7 +72,8 @@ public struct NoOpReplayRecord: Sendable, Equatable {
         writer.append(pipelineFile)
         writer.append(optional: outputMode)
         writer.append(Int64(paths.count))
-        for examined in paths {
+        // Sorted, so that the files of a folder come together for `ExaminedPathCheck`.
+        for examined in paths.sorted(by: { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) {
             writer.append(examined.path)
             if let status = examined.status {
                 writer.append(status.kind.rawValue)

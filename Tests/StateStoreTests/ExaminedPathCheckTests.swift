@@ -1,0 +1,52 @@
+import Foundation
+import Glibc
+import Testing
+@testable import StateStore
+
+/// The last check of a replay: every examined path, stat'ed in its folder, in parts on the cores, must be
+/// as the recorded run saw it, missing ones included.
+@Suite struct ExaminedPathCheckTests {
+    /// Files in two folders (more than one part's worth), a missing file, a file in a missing folder, a
+    /// folder, a name in the working folder and a path ending in `/`, each with its status now.
+    private func examinedPaths(in directory: TemporaryDirectory) throws -> [NoOpReplayRecord.ExaminedPath] {
+        var paths: [String] = []
+        for folder in ["a", "b"] {
+            try FileManager.default.createDirectory(atPath: directory.path + "/" + folder, withIntermediateDirectories: true)
+            for index in 0..<ExaminedPathCheck.pathsPerPart {
+                let path = directory.path + "/\(folder)/f\(index)"
+                try "\(index)".write(toFile: path, atomically: false, encoding: .utf8)
+                paths.append(path)
+            }
+        }
+        paths += [directory.path + "/a/missing", directory.path + "/gone/f1", directory.path + "/b", directory.path + "/b/",
+                  "relative-name-that-is-not-there"]
+        return paths.sorted().map { NoOpReplayRecord.ExaminedPath(path: $0, status: FileStatus(path: $0)) }
+    }
+
+    @Test func pathsAsTheyWereAreUnchanged() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let paths = try examinedPaths(in: directory)
+        #expect(paths.filter { $0.status == nil }.count == 3)
+        #expect(ExaminedPathCheck.allUnchanged(paths))
+        #expect(ExaminedPathCheck.allUnchanged(Array(paths.prefix(10))), "one part on the calling thread")
+    }
+
+    @Test(arguments: ["an edit in the last part", "a missing file that appears", "a file that goes", "a folder that goes"])
+    func anyChangeIsFound(change: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let paths = try examinedPaths(in: directory)
+        switch change {
+        case "an edit in the last part":
+            try "edited, and longer".write(toFile: directory.path + "/b/f2000", atomically: false, encoding: .utf8)
+        case "a missing file that appears":
+            try "".write(toFile: directory.path + "/a/missing", atomically: false, encoding: .utf8)
+        case "a file that goes":
+            unlink(directory.path + "/a/f7")
+        default:
+            try FileManager.default.removeItem(atPath: directory.path + "/a")
+        }
+        #expect(!ExaminedPathCheck.allUnchanged(paths))
+    }
+}
