@@ -83,7 +83,7 @@ struct RunCommand: AsyncParsableCommand {
         var replayContext: RunContext?
         if let replay, NoOpReplayAttempt.mayHaveRecord(source) {
             let context = try RunContext(settings: runSettings, pipelineDirectory: source.directory, wait: wait, events: events)
-            if let record = await replay.validRecord(in: context.state.store), let finished = await context.replay(record) {
+            if let record = await replay.validRecord(in: context.state.store), let finished = context.replay(record) {
                 let status = NoOpReplayAttempt.status(finished.status, stoppedBy: context.control.takePendingStop())
                 context.close()
                 if status != ExitStatus.success { throw ExitCode(status) }

@@ -11,7 +11,7 @@ extension RunContext {
     /// Replays `record`: its events to the same observers a run has (but the attempts' recorder: the
     /// replayed run shares the task rows and attempts of the run it repeats).
     /// - Returns: `nil` when the history of the run to repeat is gone; nothing was written then.
-    func replay(_ record: NoOpReplayRecord) async -> FinishedRun? {
+    func replay(_ record: NoOpReplayRecord) -> FinishedRun? {
         let configuration = self.configuration
         let startTime = Date()
         let run: RunID
@@ -27,11 +27,12 @@ extension RunContext {
         // A replay never explains (`--explain` rules it out), so the observer is the run's own.
         var observers: [any RunObserver] = [progressObserver(fileOutput: record.outputMode.flatMap(OutputMode.init(rawValue:)))]
         if let events = Self.eventsObserver(path: eventsPath, failures: writeFailures) { observers.append(events) }
-        let events = EventChannel<RunEvent>()
-        var result = NoOpReplay(pipelineFile: record.pipelineFile, jobs: configuration.jobs, tasks: record.tasks,
-                                criticalPath: record.criticalPath).run(into: events)
-        await ObserverHub.drain(events, into: observers)
-        result.leftBehind = stopLeftBehindProcesses(grace: configuration.terminationGrace)
+        let result = NoOpReplay(pipelineFile: record.pipelineFile, jobs: configuration.jobs, tasks: record.tasks,
+                                criticalPath: record.criticalPath).run { batch in
+            for observer in observers { observer.observe(batch: batch) }
+        }
+        for observer in observers { observer.close() }
+        // No process to stop: a replay starts none.
         do {
             try state.store.finishRun(run, outcome: RunOutcome(summary: result), endTime: Date())
         } catch {
