@@ -45,7 +45,7 @@ import Glibc
         #expect(warnings == ["warning: '\(stateFile(folder))' is not a usable database (\(reason)); moved it to "
             + "'\(folder.directory.file(".jobgraph/" + name))' and started a fresh one, so every task will run"])
         #expect(FileManager.default.contents(atPath: folder.directory.file(".jobgraph/" + name)) == original)
-        #expect(try folder.integrityCheck() == "ok")
+        #expect(await folder.integrityCheck() == "ok")
         let again = try await folder.run()
         #expect(again.status == 0)
         #expect(again.upToDate == ["build"])
@@ -68,7 +68,7 @@ import Glibc
         let first = try await folder.run()
         #expect(first.status == 0)
         // Page 3 onwards (tables' root pages) overwritten, the header and schema page left sound.
-        try python("""
+        await ExternalProgram.python("""
             import os, sqlite3, sys
             path = sys.argv[1]
             connection = sqlite3.connect(path)
@@ -79,7 +79,7 @@ import Glibc
             assert len(data) >= 4 * 4096, len(data)
             data[2 * 4096:4 * 4096] = b"\\xa5" * (2 * 4096)
             open(path, "wb").write(bytes(data))
-            """, stateFile(folder))
+            """, [stateFile(folder)])
         let original = try #require(FileManager.default.contents(atPath: stateFile(folder)))
         let run = try await folder.run()
         #expect(run.status == 0, "\(run.outcome.standardError)")
@@ -88,20 +88,20 @@ import Glibc
         #expect(warning.contains("is not a usable database (") && warning.contains("so every task will run"), "\(warning)")
         let name = try #require(try setAside(folder).first)
         #expect(FileManager.default.contents(atPath: folder.directory.file(".jobgraph/" + name)) == original)
-        #expect(try folder.integrityCheck() == "ok")
+        #expect(await folder.integrityCheck() == "ok")
     }
 
     @Test func aDatabaseFromANewerJobgraphIsRefusedAndLeftAlone() async throws {
         let folder = try folder()
         defer { folder.remove() }
         try FileManager.default.createDirectory(atPath: folder.directory.file(".jobgraph"), withIntermediateDirectories: true)
-        try python("""
+        await ExternalProgram.python("""
             import sqlite3, sys
             connection = sqlite3.connect(sys.argv[1])
             connection.execute("CREATE TABLE future (x)")
             connection.execute("PRAGMA user_version = 7")
             connection.commit()
-            """, stateFile(folder))
+            """, [stateFile(folder)])
         let original = try #require(FileManager.default.contents(atPath: stateFile(folder)))
         let run = try await folder.run()
         #expect(run.status == 2)
@@ -158,14 +158,5 @@ import Glibc
         let next = try await folder.run()
         #expect(next.status == 0, "\(next.outcome.standardError)")
         #expect(next.finalStates["quick"] == "succeeded")
-    }
-
-    private func python(_ script: String, _ argument: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, argument]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "python3 failed")
     }
 }

@@ -20,7 +20,7 @@ struct EventSchemaTests {
         let second = try await JobGraphBinary.run(["run", "photos.yaml", "--jobs", "4", "--events", "second.jsonl"], in: directory)
         #expect(second.status == 0, "\(second.standardError)")
 
-        let report = try Self.validate(["first.jsonl", "first-stdout.jsonl", "second.jsonl"], in: directory)
+        let report = await Self.validate(["first.jsonl", "first-stdout.jsonl", "second.jsonl"], in: directory)
         #expect(report.contains("first.jsonl: "), "\(report)")
 
         let events = try Self.objects(directory.read("first.jsonl"))
@@ -57,7 +57,7 @@ struct EventSchemaTests {
             """, to: "p.yaml")
         let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--events", "events.jsonl"], in: directory)
         #expect(outcome.status == 1)
-        _ = try Self.validate(["events.jsonl"], in: directory)
+        _ = await Self.validate(["events.jsonl"], in: directory)
         let events = try Self.objects(directory.read("events.jsonl"))
         let failed = try #require(events.first { $0["to"] as? String == "failed" })
         #expect(failed["exit_code"] as? Int == 3)
@@ -79,7 +79,7 @@ struct EventSchemaTests {
         running.send(SIGINT)
         let outcome = try await running.finish()
         #expect(outcome.status == 130)
-        _ = try Self.validate(["events.jsonl"], in: directory)
+        _ = await Self.validate(["events.jsonl"], in: directory)
         let finished = try #require(try Self.objects(directory.read("events.jsonl")).last)
         #expect(finished["event"] as? String == "run-finished")
         #expect(finished["exit_status"] as? Int == 130)
@@ -104,19 +104,14 @@ struct EventSchemaTests {
     /// Runs `Tests/schema/validate-events.py` on files in `directory`; records its complaints as failures.
     /// - Returns: what it printed.
     @discardableResult
-    static func validate(_ files: [String], in directory: ScratchDirectory) throws -> String {
+    static func validate(_ files: [String], in directory: ScratchDirectory) async -> String {
         let root = Fixtures.repositoryRoot
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", root.appendingPathComponent("Tests/schema/validate-events.py").path,
-                             root.appendingPathComponent("schemas/events.schema.json").path] + files.map(directory.file)
-        try directory.write("", to: "validate.out")
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("validate.out")))
-        process.standardError = process.standardOutput
-        try process.run()
-        process.waitUntilExit()
-        let output = directory.read("validate.out") ?? ""
-        switch process.terminationStatus {
+        let result = await ExternalProgram.run("/usr/bin/env", [
+            "python3", root.appendingPathComponent("Tests/schema/validate-events.py").path,
+            root.appendingPathComponent("schemas/events.schema.json").path,
+        ] + files.map(directory.file))
+        let output = result.output + result.errorOutput
+        switch result.status {
         case 0: break
         case 3: Issue.record("the event schema check needs the Python package 'jsonschema' (.ci/install-deps --with-test-tools)\n\(output)")
         default: Issue.record("events do not match schemas/events.schema.json:\n\(output)")

@@ -8,8 +8,8 @@ import Glibc
 /// The download step over HTTPS (issue 15, "TLS"), against python3's `ssl` server on 127.0.0.1 with a
 /// certificate `openssl req -x509` makes for the test.
 ///
-/// URLSession on Linux (libcurl) trusts only the system's CA bundle: neither `SSL_CERT_FILE`,
-/// `CURL_CA_BUNDLE` nor `URLSessionCertificateAuthorityInfoFile` changes that (tried). So the trusted case
+/// Debian's libcurl trusts only the system's CA bundle, which it was built to read: neither `SSL_CERT_FILE`
+/// nor `CURL_CA_BUNDLE` (read only by the curl program) changes that. So the trusted case
 /// makes the certificate trusted the way a user would, in the system bundle, but only inside a private
 /// mount namespace of the one `jobgraph` process (`unshare -m` and a bind mount), leaving the machine's
 /// files alone; that needs root.
@@ -20,19 +20,15 @@ import Glibc
         let process = Process()
         let port: Int
 
-        init() throws {
+        init() async throws {
             folder = try ScratchDirectory("jobgraph-https")
             try FileManager.default.createDirectory(atPath: folder.file("served"), withIntermediateDirectories: true)
             try folder.write("payload over TLS\n", to: "served/file.txt")
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
-                                 "-addext", "subjectAltName=IP:127.0.0.1", "-days", "1",
-                                 "-keyout", folder.file("key.pem"), "-out", folder.file("cert.pem")]
-            openssl.standardError = FileHandle.nullDevice
-            try openssl.run()
-            openssl.waitUntilExit()
-            #expect(openssl.terminationStatus == 0, "openssl could not make the certificate")
+            let openssl = await ExternalProgram.run("/usr/bin/env", [
+                "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1", "-days", "1", "-keyout", folder.file("key.pem"), "-out", folder.file("cert.pem"),
+            ])
+            #expect(openssl.status == 0, "openssl could not make the certificate: \(openssl.errorOutput)")
             try folder.write("""
                 import http.server, os, ssl, sys
                 os.chdir(sys.argv[1])
@@ -84,7 +80,7 @@ import Glibc
     }
 
     @Test func anUntrustedCertificateFailsTheTaskAndLeavesNoFile() async throws {
-        let server = try Server()
+        let server = try await Server()
         defer { server.stop() }
         let folder = try pipeline(server)
         defer { folder.remove() }
@@ -102,7 +98,7 @@ import Glibc
 
     @Test(.enabled(if: getuid() == 0 && FileManager.default.fileExists(atPath: systemBundle), "needs root for a mount namespace"))
     func aCertificateTrustedThroughTheSystemBundleDownloads() async throws {
-        let server = try Server()
+        let server = try await Server()
         defer { server.stop() }
         let folder = try pipeline(server)
         defer { folder.remove() }

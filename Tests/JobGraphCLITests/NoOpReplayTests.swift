@@ -87,8 +87,8 @@ struct NoOpReplayTests {
         }
     }
 
-    private static func historyRows(of run: Int, in folder: PipelineFolder) throws -> [String] {
-        try folder.python("""
+    private static func historyRows(of run: Int, in folder: PipelineFolder) async -> [String] {
+        await folder.python("""
             import sqlite3, sys
             connection = sqlite3.connect(sys.argv[1])
             for row in connection.execute("SELECT task, state, attempts, duration, exit_code, definition FROM task_runs WHERE run_id = ? ORDER BY task", (int(sys.argv[2]),)):
@@ -111,8 +111,8 @@ struct NoOpReplayTests {
         #expect(Self.comparable(replay.outcome.outputLines) == Self.comparable(normal.outcome.outputLines))
         #expect(replay.outcome.outputLines.contains { $0.hasPrefix("3 up-to-date in ") }, "\(replay.outcome.outputLines)")
         #expect(replay.outcome.standardError == normal.outcome.standardError)
-        #expect(try Self.historyRows(of: 2, in: folder).count == 3)
-        #expect(try Self.historyRows(of: 3, in: folder).isEmpty, "the replayed run shares run 2's rows rather than copying them")
+        #expect(await Self.historyRows(of: 2, in: folder).count == 3)
+        #expect(await Self.historyRows(of: 3, in: folder).isEmpty, "the replayed run shares run 2's rows rather than copying them")
 
         // The history reads as before, and says which run was replayed.
         let history = try await folder.history()
@@ -216,8 +216,8 @@ struct NoOpReplayTests {
         let history = try await folder.history([])
         #expect(history.outputLines.contains { $0.contains("#53") && $0.contains("3 up-to-date; replayed run 2: nothing changed") },
                 "\(history.outputLines)")
-        #expect(try Self.historyRows(of: 2, in: folder).count == 3)
-        let kept = try folder.python("""
+        #expect(await Self.historyRows(of: 2, in: folder).count == 3)
+        let kept = await folder.python("""
             import sqlite3, sys
             database = sqlite3.connect(sys.argv[1])
             print(database.execute("SELECT count(*), min(id) FROM runs WHERE id > 2").fetchone(),
@@ -225,6 +225,6 @@ struct NoOpReplayTests {
                   database.execute("SELECT count(*) FROM task_runs").fetchone()[0])
             """, arguments: [folder.directory.file(".jobgraph/state.db")])
         #expect(kept == "(50, 4) 1 3", "the latest 50 runs are kept, and run 2, whose 3 task rows they share")
-        #expect(try folder.integrityCheck() == "ok")
+        #expect(await folder.integrityCheck() == "ok")
     }
 }

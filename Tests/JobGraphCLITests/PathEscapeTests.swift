@@ -52,7 +52,7 @@ import Testing
                 filter: {input: photo.png, output: ".{{ item }}.png", effect: sepia}
             """)
         defer { layout.root.remove() }
-        try writePNG(to: layout.root.file("project/photo.png"))
+        await writePNG(to: layout.root.file("project/photo.png"))
         let before = try layout.outside()
         let run = try await layout.run()
         #expect(run.status == 1)
@@ -72,7 +72,7 @@ import Testing
                 filter: {input: ".{{ item }}.png", output: "out.png", effect: sepia}
             """)
         defer { layout.root.remove() }
-        try writePNG(to: layout.root.file("secret.png"))
+        await writePNG(to: layout.root.file("secret.png"))
         let run = try await layout.run()
         #expect(run.status == 1)
         #expect(run.last["sepia[./secret]"]?["error"] as? String == layout.message("input", "../secret.png", from: ".{{ item }}.png"))
@@ -190,10 +190,8 @@ import Testing
     }
 
     /// A 2×1 RGB PNG, written by python3's zlib so that the filter step has a real image to read.
-    private func writePNG(to path: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+    private func writePNG(to path: String) async {
+        await ExternalProgram.python("""
             import struct, sys, zlib
             def chunk(kind, data):
                 return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
@@ -201,9 +199,6 @@ import Testing
             png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 1, 8, 2, 0, 0, 0)) \\
                 + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
             open(sys.argv[1], "wb").write(png)
-            """, path]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+            """, [path])
     }
 }

@@ -61,8 +61,8 @@ struct PipelineFolder {
     }
 
     /// `PRAGMA integrity_check` of `.jobgraph/state.db`, read by python3's own SQLite, not jobgraph's code.
-    func integrityCheck() throws -> String {
-        try python("""
+    func integrityCheck() async -> String {
+        await python("""
             import sqlite3, sys
             connection = sqlite3.connect(sys.argv[1])
             print("\\n".join(row[0] for row in connection.execute("PRAGMA integrity_check")))
@@ -70,17 +70,8 @@ struct PipelineFolder {
     }
 
     /// What a python3 `script` prints, run with `arguments`, without surrounding white space.
-    func python(_ script: String, arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "python3 failed")
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    func python(_ script: String, arguments: [String]) async -> String {
+        await ExternalProgram.python(script, arguments)
     }
 
     /// Removes the folder.

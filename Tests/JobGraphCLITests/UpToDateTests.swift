@@ -252,7 +252,7 @@ struct UpToDateTests {
             kill(-group, SIGKILL)
         }
 
-        #expect(try folder.integrityCheck() == "ok")
+        #expect(await folder.integrityCheck() == "ok")
         let history = try await folder.history(["--json"])
         #expect(history.status == 0)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [String: Any])
@@ -268,7 +268,7 @@ struct UpToDateTests {
         #expect(rerun.upToDate == ["a", "b", "side"])
         #expect(rerun.executed == ["slow", "after"])
         #expect(folder.directory.read("after.out") == "done\n")
-        #expect(try folder.integrityCheck() == "ok")
+        #expect(await folder.integrityCheck() == "ok")
 
         let outcomes = try await folder.history(["--json"])
         let finalReport = try #require(try JSONSerialization.jsonObject(with: Data(outcomes.standardOutput.utf8)) as? [String: Any])
@@ -293,7 +293,7 @@ struct UpToDateTests {
             _ = await eventually { running.events(in: events).count >= transitions }
             running.send(SIGKILL)
             if try await running.finish().status == 128 + SIGKILL { interrupted += 1 }
-            #expect(try folder.integrityCheck() == "ok", "round \(round), killed after \(transitions) transitions")
+            #expect(await folder.integrityCheck() == "ok", "round \(round), killed after \(transitions) transitions")
             let history = try await folder.history(["--json"])
             #expect(history.status == 0, "round \(round): \(history.standardError)")
         }

@@ -71,6 +71,17 @@ public enum ExternalProgram {
                       errorOutput: files.read("err") ?? "", timedOut: timedOut)
     }
 
+    /// `python3 -c script arguments…` to its end; an exit other than 0 is a recorded failure showing what
+    /// it wrote to standard error.
+    /// - Returns: its standard output, without surrounding white space.
+    @discardableResult
+    public static func python(_ script: String, _ arguments: [String] = [], in directory: String? = nil,
+                              within limit: Duration = .seconds(120)) async -> String {
+        let result = await run("/usr/bin/env", ["python3", "-c", script] + arguments, in: directory, within: limit)
+        if result.status != 0, !result.timedOut { Issue.record("python3 exited with \(result.status): \(result.errorOutput)") }
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// The stream's first value, or `nil` when none came within `limit`.
     private static func firstValue(of stream: AsyncStream<Int32>, within limit: Duration) async -> Int32? {
         await withTaskGroup(of: Int32?.self) { group in

@@ -58,13 +58,13 @@ import YAMLNodes
         "unknown-output-mode.yaml",
     ]
 
-    @Test func validFixturesAndExamplesAreSchemaValidAndLoad() throws {
+    @Test func validFixturesAndExamplesAreSchemaValidAndLoad() async throws {
         let files = Self.files(in: Fixtures.directory.appendingPathComponent("valid"), prefix: "valid")
             + Self.files(in: Fixtures.repositoryRoot.appendingPathComponent("examples"), prefix: "examples")
         #expect(files.contains { $0.name.hasPrefix("examples/") }, "no examples/*.yaml found")
         #expect(files.contains { $0.name.hasPrefix("valid/") }, "no Tests/Fixtures/valid/*.yaml found")
 
-        let verdicts = try SchemaCheck.verdicts(for: files)
+        let verdicts = try await SchemaCheck.verdicts(for: files)
         for file in files {
             let verdict = try #require(verdicts[file.name], "the schema check said nothing about \(file.name)")
             #expect(verdict.valid, "\(file.name) breaks the schema:\n\(verdict.errors.joined(separator: "\n"))")
@@ -76,7 +76,7 @@ import YAMLNodes
         }
     }
 
-    @Test func shapeMistakesAreRejectedBySchemaAndLoader() throws {
+    @Test func shapeMistakesAreRejectedBySchemaAndLoader() async throws {
         let folder = Fixtures.directory.appendingPathComponent("invalid")
         let files = Self.schemaRejectedFixtures.map { name in
             (name: "invalid/\(name)", url: folder.appendingPathComponent(name))
@@ -85,7 +85,7 @@ import YAMLNodes
             #expect(FileManager.default.fileExists(atPath: file.url.path), "\(file.name) is listed but missing")
         }
 
-        let verdicts = try SchemaCheck.verdicts(for: files.filter { FileManager.default.fileExists(atPath: $0.url.path) })
+        let verdicts = try await SchemaCheck.verdicts(for: files.filter { FileManager.default.fileExists(atPath: $0.url.path) })
         for file in files where FileManager.default.fileExists(atPath: file.url.path) {
             let verdict = try #require(verdicts[file.name], "the schema check said nothing about \(file.name)")
             #expect(!verdict.valid, "the schema accepts \(file.name), which jobgraph rejects")
@@ -124,7 +124,7 @@ private enum SchemaCheck {
     static let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/schema/validate.py")
 
     /// Loads each file with `YAMLLoader`, sends all of them to one `python3` and returns its verdicts by name.
-    static func verdicts(for files: [(name: String, url: URL)]) throws -> [String: SchemaVerdict] {
+    static func verdicts(for files: [(name: String, url: URL)]) async throws -> [String: SchemaVerdict] {
         var batch: [String] = []
         for file in files {
             var diagnostics = Diagnostics()
@@ -135,7 +135,7 @@ private enum SchemaCheck {
             }
             batch.append("{\"name\":\(YAMLNode.jsonString(file.name)),\"document\":\(root.jsonText)}")
         }
-        let output = try runValidator(input: "[" + batch.joined(separator: ",\n") + "]")
+        let output = try await runValidator(input: "[" + batch.joined(separator: ",\n") + "]")
 
         var verdicts: [String: SchemaVerdict] = [:]
         for line in output.split(separator: "\n") {
@@ -145,50 +145,25 @@ private enum SchemaCheck {
         return verdicts
     }
 
-    /// Runs the validator with `input` on standard input; returns its standard output.
-    ///
-    /// Standard input and output go through files, so neither side can block on a full pipe.
-    private static func runValidator(input: String) throws -> String {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("jobgraph-schema-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer {
-            // Left-over files in the temporary directory are harmless; the verdict matters more.
-            try? FileManager.default.removeItem(at: directory)
-        }
-        let inputURL = directory.appendingPathComponent("documents.json")
-        let outputURL = directory.appendingPathComponent("verdicts.jsonl")
-        let errorURL = directory.appendingPathComponent("stderr.txt")
-        try Data(input.utf8).write(to: inputURL)
-        try Data().write(to: outputURL)
-        try Data().write(to: errorURL)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, schema.path]
-        process.standardInput = try FileHandle(forReadingFrom: inputURL)
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        do {
-            try process.run()
-        } catch {
-            throw SchemaCheckFailure(description: "cannot start python3 for the schema check: \(error)")
-        }
-        process.waitUntilExit()
-
-        let errorText = String(decoding: try Data(contentsOf: errorURL), as: UTF8.self)
-        switch process.terminationStatus {
+    /// Runs the validator with `input` on standard input (a file); returns its standard output.
+    private static func runValidator(input: String) async throws -> String {
+        let directory = try ScratchDirectory("jobgraph-schema")
+        defer { directory.remove() }  // left-over files in the temporary directory are harmless
+        try directory.write(input, to: "documents.json")
+        let result = await ExternalProgram.run("/usr/bin/env", ["python3", script.path, schema.path],
+                                               input: directory.file("documents.json"))
+        switch result.status {
         case 0:
-            return String(decoding: try Data(contentsOf: outputURL), as: UTF8.self)
+            return result.output
         case 3:
             throw SchemaCheckFailure(description: """
                 the schema check needs the Python package 'jsonschema': run `pip install jsonschema` \
-                (CI installs it)\n\(errorText)
+                (CI installs it)\n\(result.errorOutput)
                 """)
         case 127:
-            throw SchemaCheckFailure(description: "python3 is not installed; the schema check needs it\n\(errorText)")
+            throw SchemaCheckFailure(description: "python3 is not installed; the schema check needs it\n\(result.errorOutput)")
         case let status:
-            throw SchemaCheckFailure(description: "Tests/schema/validate.py exited with status \(status):\n\(errorText)")
+            throw SchemaCheckFailure(description: "Tests/schema/validate.py exited with status \(status):\n\(result.errorOutput)")
         }
     }
 }

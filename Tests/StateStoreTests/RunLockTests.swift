@@ -49,20 +49,20 @@ import Testing
         #expect(lock.isHeld)
     }
 
-    @Test func whileWeHoldItAnotherProcessCannotTakeIt() throws {
+    @Test func whileWeHoldItAnotherProcessCannotTakeIt() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try StateStore.open(directory: directory.path)
         let lock = try store.acquireRunLock()
-        #expect(try runToEnd("/usr/bin/flock", ["-n", store.lockPath, "true"]) == 1)
+        #expect(await runToEnd("/usr/bin/flock", ["-n", store.lockPath, "true"]) == 1)
         lock.release()
         lock.release()  // twice is harmless
         #expect(!lock.isHeld)
         #expect(try String(contentsOfFile: store.lockPath, encoding: .utf8) == "")
-        #expect(try runToEnd("/usr/bin/flock", ["-n", store.lockPath, "true"]) == 0)
+        #expect(await runToEnd("/usr/bin/flock", ["-n", store.lockPath, "true"]) == 0)
     }
 
-    @Test func childProcessesDoNotInheritTheLock() throws {
+    @Test func childProcessesDoNotInheritTheLock() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try StateStore.open(directory: directory.path)
@@ -79,7 +79,7 @@ import Testing
             waitpid(pid, &status, 0)
         }
         lock.release()
-        #expect(try runToEnd("/usr/bin/flock", ["-n", store.lockPath, "true"]) == 0)
+        #expect(await runToEnd("/usr/bin/flock", ["-n", store.lockPath, "true"]) == 0)
     }
 
     @Test func waitingBlocksUntilTheHolderLetsGo() async throws {

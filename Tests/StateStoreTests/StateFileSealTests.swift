@@ -41,7 +41,7 @@ struct StateFileSealTests {
     }
 
     @Test(.enabled(if: python3 != nil, "needs python3"))
-    func damageThatKeepsSizeAndModificationTimeIsStillFound() throws {
+    func damageThatKeepsSizeAndModificationTimeIsStillFound() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let database = directory.path + "/.jobgraph/state.db"
@@ -60,7 +60,7 @@ struct StateFileSealTests {
             after = os.stat(path)
             assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
             """
-        #expect(try runToEnd(try #require(python3), ["-c", script, database]) == 0)
+        #expect(await runToEnd(try #require(python3), ["-c", script, database]) == 0)
         #expect(!StateFileSeal.isIntact(database))
         let reopened = try StateStore.open(directory: directory.path)
         let recovery = try #require(reopened.recovery, "the damaged file was checked and moved aside")

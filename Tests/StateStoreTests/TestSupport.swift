@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JobGraphBasics
+import JobGraphTestSupport
 @testable import StateStore
 
 /// A fresh directory under the system temporary directory, removed by `remove()`.
@@ -93,15 +94,8 @@ final class Child {
 }
 
 /// Runs a program to its end and returns its exit status.
-@discardableResult
-func runToEnd(_ executable: String, _ arguments: [String]) throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus
+func runToEnd(_ executable: String, _ arguments: [String]) async -> Int32 {
+    await ExternalProgram.run(executable, arguments).status
 }
 
 /// Where Python is, for the crash tests that need a second SQLite writer; `nil` when absent.
