@@ -27,7 +27,9 @@ import JobGraphSystem
 /// twice. URLSession was libcurl underneath, but linking FoundationNetworking loaded libcurl and the
 /// libraries it needs into every command (6 ms of a 13 ms start), and it read ahead without
 /// back-pressure. libcurl itself, called on a thread of the step's own, has neither cost, writes each
-/// piece as it is read, and leaves each redirect to `redirect`.
+/// piece as it is read, and leaves each redirect to `transferRedirected`. The same 200 MB file through
+/// it: 0.19-0.34 s and a peak of 35 MB for the whole jobgraph process, against 0.34-0.50 s and
+/// 69-113 MB through URLSession (`/usr/bin/time`, `Benchmarks/download.sh`).
 ///
 /// The connect timeout here runs until the response head arrives (a server that accepts and never
 /// answers is caught too); after `terminate`, `max_bytes` or a timeout the step reports at once and

@@ -111,6 +111,8 @@ final class HTTPTransfer: Sendable {
         _ = jobgraph_curl_setopt_pointer(handle, JOBGRAPH_CURLOPT_PROTOCOLS_STR, "http,https")
         _ = jobgraph_curl_setopt_long(handle, JOBGRAPH_CURLOPT_FOLLOWLOCATION, 0)  // each redirect is the delegate's to allow
         _ = jobgraph_curl_setopt_pointer(handle, JOBGRAPH_CURLOPT_USERAGENT, "jobgraph")
+        // No Accept-Encoding (libcurl sends none unless told): the bytes as served, so that the size, the
+        // Content-Length check and the checksum are all of the file itself.
         _ = jobgraph_curl_setopt_long(handle, JOBGRAPH_CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(options.connectTimeout * 1000)))
         _ = jobgraph_curl_setopt_long(handle, JOBGRAPH_CURLOPT_LOW_SPEED_LIMIT, 1)
         _ = jobgraph_curl_setopt_long(handle, JOBGRAPH_CURLOPT_LOW_SPEED_TIME, max(1, Int(options.stallTimeout.rounded(.up))))
