@@ -19,7 +19,7 @@ protocol HTTPTransferDelegate: AnyObject, Sendable {
 /// only when its delegate agrees.
 ///
 /// Why libcurl directly and not URLSession (which is libcurl underneath on Linux): linking
-/// FoundationNetworking loaded libcurl and some 25 libraries it needs into every jobgraph command,
+/// FoundationNetworking loaded libcurl and some 30 libraries it needs into every jobgraph command,
 /// 6 ms of a 13 ms start (`perf stat` of `jobgraph --version`); through `CCurl` they load when the
 /// first download starts. A blocking `curl_easy_perform` on its own thread also gives back-pressure
 /// (the body is written as it is read) and a cancel that is a flag the callbacks read.
