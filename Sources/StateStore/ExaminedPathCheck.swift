@@ -14,12 +14,14 @@ import JobGraphBasics
 /// (`NoOpReplayRecord.body`), so a folder's files come together. And a large record is checked in
 /// parts on the machine's cores, with the first changed path stopping them all.
 enum ExaminedPathCheck {
-    /// Fewer paths than this are checked on the calling thread alone.
+    /// The least paths a part checks: a record of fewer than two parts' worth is checked on the calling thread.
     static let pathsPerPart = 2048
 
     static func allUnchanged(_ paths: [NoOpReplayRecord.ExaminedPath]) -> Bool {
-        let parts = min(max(1, paths.count / pathsPerPart), ProcessInfo.processInfo.activeProcessorCount, 8)
         let changed = Locked(false)
+        // The processor count reads cgroup files: asked only for a record of two parts' worth or more.
+        guard paths.count >= 2 * pathsPerPart else { return allUnchanged(paths[...], unlessStopped: changed) }
+        let parts = min(paths.count / pathsPerPart, ProcessInfo.processInfo.activeProcessorCount, 8)
         guard parts > 1 else { return allUnchanged(paths[...], unlessStopped: changed) }
         let partSize = (paths.count + parts - 1) / parts
         DispatchQueue.concurrentPerform(iterations: parts) { part in

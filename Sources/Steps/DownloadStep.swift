@@ -262,8 +262,8 @@ final class DownloadStep: TaskExecution, HTTPTransferDelegate, @unchecked Sendab
 
     private var isTransferring: Bool { state.withLock { $0.phase == .transferring } }
 
-    private static func scheme(of url: String) -> Substring? {
-        url.firstIndex(of: ":").map { url[..<$0].lowercased()[...] }
+    private static func scheme(of url: String) -> String? {
+        url.firstIndex(of: ":").map { url[..<$0].lowercased() }
     }
 
     // MARK: - Timers
