@@ -1,3 +1,4 @@
+import JobGraphSystem
 import PipelineModel
 
 /// One attempt of a task, resolved and ready for an executor: templates rendered, paths absolute.
@@ -19,6 +20,9 @@ public struct TaskWork: Sendable {
     public var workingDirectory: String
     /// The complete environment of the task's processes.
     public var environment: [String: String]
+    /// `environment` encoded for spawning, without `DescendantSweep.taskVariable`, when it is the one most
+    /// tasks share: encoded once per run, not once per child. `nil`: encode `environment` for each child.
+    public var sharedEnvironment: EnvironmentBlock?
     /// From the task's QoS (contract: background 19, utility 10, others 0).
     public var niceness: Int32
     /// Seconds; the executor's teardown starts when it passes.
@@ -33,7 +37,8 @@ public struct TaskWork: Sendable {
     public var processLimit: Int?
 
     public init(id: TaskID, attempt: Int, work: Work, workingDirectory: String, environment: [String: String],
-                niceness: Int32, timeout: Double?, logPath: String, appendsToLog: Bool = false, processLimit: Int? = nil) {
+                niceness: Int32, timeout: Double?, logPath: String, appendsToLog: Bool = false, processLimit: Int? = nil,
+                sharedEnvironment: EnvironmentBlock? = nil) {
         self.id = id
         self.attempt = attempt
         self.work = work
@@ -44,6 +49,7 @@ public struct TaskWork: Sendable {
         self.logPath = logPath
         self.appendsToLog = appendsToLog
         self.processLimit = processLimit
+        self.sharedEnvironment = sharedEnvironment
     }
 }
 

@@ -1,3 +1,4 @@
+import JobGraphSystem
 import PipelineModel
 import TaskGraph
 
@@ -9,6 +10,8 @@ struct WorkResolver: Sendable {
     private let variables: [String: String]
     /// The caller's environment, then the pipeline's `env`, then the vars (contract: "vars … also exported").
     private let baseEnvironment: [String: String]
+    /// `baseEnvironment` encoded for spawning, given to every task without an `env` of its own.
+    private let baseEnvironmentBlock: EnvironmentBlock?
     /// `configuration.logDirectory` and a `/`.
     private let logFolder: String
 
@@ -24,6 +27,7 @@ struct WorkResolver: Sendable {
         for entry in graph.pipeline.environment { environment[entry.name] = try entry.value.rendered(in: context) }
         for (name, value) in variables { environment[name] = value }
         baseEnvironment = environment
+        baseEnvironmentBlock = EnvironmentBlock(environment, excluding: DescendantSweep.taskVariable)
     }
 
     /// The task's values, and the folders its paths are checked against and joined to. Every caller that
@@ -108,7 +112,8 @@ struct WorkResolver: Sendable {
         }
         return TaskWork(
             id: task.id, attempt: attempt, work: work, workingDirectory: directory, environment: environment,
-            niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath(for: task.id), processLimit: processLimit)
+            niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath(for: task.id), processLimit: processLimit,
+            sharedEnvironment: spec.environment.isEmpty ? baseEnvironmentBlock : nil)
     }
 
     /// The task's `inputs` and `outputs`, rendered (a value may not leave the pipeline's folder), plus

@@ -19,12 +19,15 @@ public struct ProcessID: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// - Throws: `SystemError` from `kill` for anything else (such as `EPERM`).
     @discardableResult
     public func signalGroup(_ signal: ProcessSignal) throws(SystemError) -> Bool {
-        do {
-            _ = try sys("kill", subject: "process group \(rawValue)") { kill(-rawValue, signal.number) }
-            return true
-        } catch where error.errno == .noSuchProcess {
-            return false
+        // Called for every child that ends, whose group is then usually empty: the error's text is made
+        // only for a real error (perf: building it for each ESRCH was 1.6% of a clean run's user time).
+        while kill(-rawValue, signal.number) == -1 {
+            let code = errno
+            if code == EINTR { continue }
+            if code == ESRCH { return false }
+            throw SystemError("kill", errno: Errno(rawValue: code), subject: "process group \(rawValue)")
         }
+        return true
     }
 
     /// Whether any process, zombies included, is still in the group this id leads.

@@ -31,18 +31,21 @@ public struct ProcessSpawner: Sendable {
     /// status (127 or 126), exactly as if the command had gone through the shell from the start.
     /// - Parameters:
     ///   - command: the command text.
-    ///   - environment: the child's complete environment, `NAME=value`.
+    ///   - environment: the child's complete environment, `NAME=value`, after the entries of `sharedEnvironment`.
+    ///   - sharedEnvironment: entries encoded once for many children, which come first.
     ///   - workingDirectory: where it starts; `nil` keeps this process's directory.
     ///   - niceness: 0–19 (see `SpawnConfiguration.niceness`).
     /// - Throws: `SystemError` when even the shell cannot be started (no pipe, no memory, no shell).
     public func spawn(
-        command: String, environment: [String], workingDirectory: String? = nil, niceness: CInt = 0
+        command: String, environment: [String], sharedEnvironment: EnvironmentBlock? = nil,
+        workingDirectory: String? = nil, niceness: CInt = 0
     ) throws(SystemError) -> ChildProcess {
         var configuration = SpawnConfiguration(
             executablePath: shell, arguments: [shell, "-c", command], environment: environment,
-            workingDirectory: workingDirectory, niceness: niceness)
+            sharedEnvironment: sharedEnvironment, workingDirectory: workingDirectory, niceness: niceness)
         if case .direct(let words) = ShellCommand(command), let program = words.first,
-           let path = program.utf8.contains(UInt8(ascii: "/")) ? program : locator.locate(program, searchPath: searchPath(in: environment)) {
+           let path = program.utf8.contains(UInt8(ascii: "/")) ? program
+               : locator.locate(program, searchPath: searchPath(in: environment, shared: sharedEnvironment)) {
             var direct = configuration
             direct.executablePath = path
             direct.arguments = words
@@ -78,7 +81,7 @@ public struct ProcessSpawner: Sendable {
     /// Spawns with the calling thread's niceness, which the child inherits.
     private func spawnFromThisThread(_ configuration: SpawnConfiguration) throws(SystemError) -> ChildProcess {
         let program = configuration.executablePath
-        guard let argv = CStringArray(configuration.arguments), let envp = CStringArray(configuration.environment)
+        guard let argv = CStringArray(configuration.arguments), let ownEnvironment = CStringArray(configuration.environment)
         else { throw SystemError("posix_spawn", errno: .invalidArgument, subject: program) }
 
         let pipe = try FileDescriptor.makePipe()
@@ -90,8 +93,11 @@ public struct ProcessSpawner: Sendable {
                 var pause: useconds_t = 1_000
                 while true {
                     do throws(SystemError) {
-                        try sysReturningError("posix_spawn", subject: program) {
-                            posix_spawn(&pid, program, actions, attributes, argv.pointers, envp.pointers)
+                        try withEnvironment(configuration.sharedEnvironment, adding: ownEnvironment,
+                                            count: configuration.environment.count) { envp throws(SystemError) in
+                            try sysReturningError("posix_spawn", subject: program) {
+                                posix_spawn(&pid, program, actions, attributes, argv.pointers, envp)
+                            }
                         }
                         return pid
                     } catch where error.errno == .textFileBusy && pause <= Self.longestTextBusyPause {
@@ -126,6 +132,15 @@ public struct ProcessSpawner: Sendable {
         }
     }
 
+    /// Calls `body` with the `envp` of `shared`'s entries followed by `own`'s.
+    private func withEnvironment<Result>(
+        _ shared: EnvironmentBlock?, adding own: borrowing CStringArray, count: Int,
+        _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) throws(SystemError) -> Result
+    ) throws(SystemError) -> Result {
+        guard let shared else { return try body(own.pointers) }
+        return try shared.withPointers(adding: own, count: count, body)
+    }
+
     /// The last pause before giving up on an executable that stays busy (the pauses sum to about half a second).
     private static let longestTextBusyPause: useconds_t = 256_000
 
@@ -135,10 +150,10 @@ public struct ProcessSpawner: Sendable {
             || errno == .notDirectory || errno == .isDirectory || errno == .textFileBusy
     }
 
-    /// The `PATH` entry of `environment`, or `execvp`'s default.
-    private func searchPath(in environment: [String]) -> String {
+    /// The `PATH` entry of `environment`, else of `shared`, or `execvp`'s default.
+    private func searchPath(in environment: [String], shared: EnvironmentBlock?) -> String {
         for entry in environment where entry.hasPrefix("PATH=") { return String(entry.dropFirst(5)) }
-        return ProgramLocator.defaultSearchPath
+        return shared?.searchPath ?? ProgramLocator.defaultSearchPath
     }
 
     /// Builds the file actions and attributes, calls `body`, and destroys both.

@@ -4,8 +4,11 @@ public struct SpawnConfiguration: Hashable, Sendable {
     public var executablePath: String
     /// The argument vector, `arguments[0]` being the program's name as the user wrote it.
     public var arguments: [String]
-    /// The complete environment, as `NAME=value` entries; nothing is inherited implicitly.
+    /// The complete environment, as `NAME=value` entries, after those of `sharedEnvironment`; nothing is
+    /// inherited implicitly.
     public var environment: [String]
+    /// Entries encoded once for many children, which come first; `nil` for none.
+    public var sharedEnvironment: EnvironmentBlock?
     /// The directory the child starts in; `nil` keeps the parent's.
     public var workingDirectory: String?
     /// Niceness 0 (normal) to 19 (lowest priority) for the child's whole process group (CONTRACT.md:
@@ -14,12 +17,13 @@ public struct SpawnConfiguration: Hashable, Sendable {
 
     /// A configuration; see each property.
     public init(
-        executablePath: String, arguments: [String], environment: [String],
+        executablePath: String, arguments: [String], environment: [String], sharedEnvironment: EnvironmentBlock? = nil,
         workingDirectory: String? = nil, niceness: CInt = 0
     ) {
         self.executablePath = executablePath
         self.arguments = arguments
         self.environment = environment
+        self.sharedEnvironment = sharedEnvironment
         self.workingDirectory = workingDirectory
         self.niceness = niceness
     }

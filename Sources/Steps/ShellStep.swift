@@ -29,7 +29,9 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
     private let loop: EventLoop
     private let spawner: ProcessSpawner
     private let makeToken: @Sendable () -> ChildToken
+    /// The environment after `sharedEnvironment`'s entries, ending with the task's mark.
     private let environment: [String]
+    private let sharedEnvironment: EnvironmentBlock?
     private let state = Locked(State())
 
     init(work: TaskWork, commands: [String], concurrently: Bool, log: TaskLog, reporter: TaskReporter, loop: EventLoop,
@@ -43,8 +45,10 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         self.spawner = spawner
         self.makeToken = makeToken
         // The task's mark, by which `DescendantSweep` names the task a process that escaped its group came from.
-        environment = work.environment.filter { $0.key != DescendantSweep.taskVariable }.map { "\($0.key)=\($0.value)" }
-            + ["\(DescendantSweep.taskVariable)=\(work.id)"]
+        let mark = DescendantSweep.taskVariable + "=" + work.id.rawValue
+        sharedEnvironment = work.sharedEnvironment
+        environment = work.sharedEnvironment != nil ? [mark]
+            : work.environment.filter { $0.key != DescendantSweep.taskVariable }.map { "\($0.key)=\($0.value)" } + [mark]
     }
 
     func begin() {
@@ -68,7 +72,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
     private func spawn(_ index: Int) {
         let child: ChildProcess
         do {
-            child = try spawner.spawn(command: commands[index], environment: environment,
+            child = try spawner.spawn(command: commands[index], environment: environment, sharedEnvironment: sharedEnvironment,
                                       workingDirectory: work.workingDirectory, niceness: work.niceness)
         } catch {
             fail(.failed(exitCode: nil, reason: "cannot start `\(commands[index])`: \(error)"))

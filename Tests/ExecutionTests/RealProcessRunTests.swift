@@ -35,6 +35,27 @@ struct RealProcessRunTests {
         }
     }
 
+    @Test func everyTaskSeesThePipelineEnvironmentItsOwnAndItsMark() async throws {
+        // Tasks without an `env` of their own share one encoded environment; one with its own gets it on
+        // top. Either way the child sees the caller's PATH, the pipeline's `env` and vars, and its mark.
+        let run = try await RealRun.run("""
+            version: 1
+            vars: {WHERE: here}
+            env: {SHARED: pipeline}
+            tasks:
+              plain: {run: "echo \\"$SHARED $WHERE $JOBGRAPH_TASK ${OWN:-none}\\" > plain.out"}
+              own: {env: {OWN: mine, SHARED: overridden}, run: "echo \\"$SHARED $WHERE $JOBGRAPH_TASK $OWN\\" > own.out"}
+              direct: {run: printenv SHARED WHERE JOBGRAPH_TASK}
+            """, jobs: 2)
+        #expect(run.summary?.counts[.succeeded] == 3)
+        #expect(run.directory.read("plain.out") == "pipeline here plain none\n")
+        #expect(run.directory.read("own.out") == "overridden here own mine\n")
+        let printed = run.observer.events.compactMap { event -> String? in
+            if case .output(task: "direct", let line) = event { line } else { nil }
+        }
+        #expect(printed == ["pipeline", "here", "direct"])
+    }
+
     @Test func onAQueueOfOneHigherPriorityStartsFirst() async throws {
         let run = try await RealRun.run("""
             version: 1

@@ -84,6 +84,25 @@ import Testing
         }
     }
 
+    @Test func aSharedEnvironmentComesFirstAndItsPathFindsPrograms() async throws {
+        // The block's PATH is the only one: `printenv` is found through it, and the child sees the block's
+        // entries, then its own, and nothing else.
+        let shared = try #require(EnvironmentBlock(["PATH": "/usr/bin:/bin", "GREETING": "hello", "SKIPPED": "x"],
+                                                   excluding: "SKIPPED"))
+        #expect(shared.count == 2)
+        #expect(shared.searchPath == "/usr/bin:/bin")
+        try await withEventLoop { loop in
+            let direct = try await run("printenv", on: loop, environment: ["OWN=1"], sharedEnvironment: shared)
+            #expect(direct.end == .exited(.exited(code: 0)))
+            #expect(Set(direct.lines.dropLast()) == ["PATH=/usr/bin:/bin", "GREETING=hello"])
+            #expect(direct.lines.last == "OWN=1")
+            // The same block serves any number of children.
+            let shell = try await run("echo \"$GREETING $OWN\"", on: loop, environment: ["OWN=2"], sharedEnvironment: shared)
+            #expect(shell.lines == ["hello 2"])
+        }
+        #expect(EnvironmentBlock(["BAD": "a\u{0}b"]) == nil)
+    }
+
     @Test func childRunsWithTheRequestedNiceness() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

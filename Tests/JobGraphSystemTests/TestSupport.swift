@@ -79,10 +79,11 @@ func withEventLoop<Result>(
 /// Spawns `command`, watches it on `loop`, and returns its lines and final event.
 func run(
     _ command: String, on loop: EventLoop, environment: [String] = testEnvironment,
-    workingDirectory: String? = nil, niceness: CInt = 0
+    sharedEnvironment: EnvironmentBlock? = nil, workingDirectory: String? = nil, niceness: CInt = 0
 ) async throws -> (lines: [String], end: ChildEvent?) {
     let child = try ProcessSpawner().spawn(
-        command: command, environment: environment, workingDirectory: workingDirectory, niceness: niceness)
+        command: command, environment: environment, sharedEnvironment: sharedEnvironment,
+        workingDirectory: workingDirectory, niceness: niceness)
     let recorder = ChildRecorder()
     loop.watch(child, token: ChildToken(rawValue: 1), handler: recorder)
     return await recorder.collect()
