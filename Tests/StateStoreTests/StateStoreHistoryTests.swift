@@ -59,6 +59,38 @@ import Testing
         #expect(try store.tasks(of: run).first == built)
     }
 
+    @Test func aStartWhoseEndFollowsInTheBatchLeavesWhatSeparateCommitsWould() throws {
+        let fingerprints = TaskFingerprints(definition: "d1", inputs: [])
+        let writes: [HistoryWrite] = [
+            .started("kept"), .started("fails"), .started("bare"),
+            .ended(TaskRecord(task: "kept", state: .succeeded, attempts: 1, duration: 1, exitCode: 0, definition: "d1"), fingerprints: fingerprints),
+            .ended(TaskRecord(task: "fails", state: .failed, attempts: 1, duration: 1, exitCode: 1), fingerprints: nil),
+            // A success with no fingerprints stores none: only its start withdraws the old one.
+            .ended(TaskRecord(task: "bare", state: .succeeded, attempts: 1, duration: 1, exitCode: 0), fingerprints: nil),
+            .started("running"),
+        ]
+        #expect(StateStore.startsOvertaken(in: writes) == [0, 1])
+
+        func outcome(batched: Bool) throws -> (rows: [String], trusted: [String]) {
+            let store = try StateStore.inMemory(directory: "/project")
+            for task: TaskID in ["kept", "fails", "bare", "running"] {
+                try store.recordSuccess(task, fingerprints: TaskFingerprints(definition: "d0", inputs: []))
+            }
+            let run = try store.beginRun(pipelineFile: "ci.yaml", startTime: start, taskCount: 4)
+            if batched { try store.record(writes, run: run) } else { for write in writes { try store.record([write], run: run) } }
+            let trusted = try store.withDatabase { database throws(SQLiteError) in
+                try database.query("SELECT task || ':' || definition FROM task_fingerprints WHERE succeeded = 1 ORDER BY task") { $0.text(0) }
+            }
+            return (try store.tasks(of: run).map { "\($0.task):\($0.state.rawValue)" }, trusted)
+        }
+        let batched = try outcome(batched: true)
+        let separate = try outcome(batched: false)
+        #expect(batched.rows == separate.rows)
+        #expect(batched.trusted == separate.trusted)
+        #expect(batched.trusted == ["kept:d1"])
+        #expect(batched.rows == ["bare:succeeded", "fails:failed", "kept:succeeded", "running:executing"])
+    }
+
     @Test func aRunThatNeverFinishedReadsAsInterrupted() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
