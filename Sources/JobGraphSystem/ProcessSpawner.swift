@@ -14,6 +14,8 @@ public struct ProcessSpawner: Sendable {
 
     /// The program cache, shared by every copy of this spawner.
     public let locator: ProgramLocator
+    /// The attributes and file actions, built once; shared by every copy of this spawner.
+    private let settings = SpawnSettings()
     /// The shell `spawn(command:…)` uses for text with shell syntax.
     public var shell: String
 
@@ -88,7 +90,8 @@ public struct ProcessSpawner: Sendable {
         let pid: pid_t
         do throws(SystemError) {
             try pipe.readEnd.setNonBlocking()
-            pid = try withSpawnSettings(configuration, output: pipe.writeEnd) { (actions, attributes) throws(SystemError) in
+            pid = try settings.withSettings(output: pipe.writeEnd, workingDirectory: configuration.workingDirectory) {
+                (actions, attributes) throws(SystemError) in
                 var pid: pid_t = 0
                 var pause: useconds_t = 1_000
                 while true {
@@ -156,48 +159,4 @@ public struct ProcessSpawner: Sendable {
         return shared?.searchPath ?? ProgramLocator.defaultSearchPath
     }
 
-    /// Builds the file actions and attributes, calls `body`, and destroys both.
-    private func withSpawnSettings<Result>(
-        _ configuration: SpawnConfiguration, output: FileDescriptor,
-        _ body: (UnsafePointer<posix_spawn_file_actions_t>, UnsafePointer<posix_spawnattr_t>) throws(SystemError) -> Result
-    ) throws(SystemError) -> Result {
-        var actions = posix_spawn_file_actions_t()
-        try sysReturningError("posix_spawn_file_actions_init") { posix_spawn_file_actions_init(&actions) }
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        var attributes = posix_spawnattr_t()
-        try sysReturningError("posix_spawnattr_init") { posix_spawnattr_init(&attributes) }
-        defer { posix_spawnattr_destroy(&attributes) }
-
-        // Order matters if this process runs with 0–2 closed and the pipe got one of those numbers:
-        // duplicate first, then open /dev/null over 0. glibc clears close-on-exec for dup2(fd, fd).
-        try sysReturningError("posix_spawn_file_actions_adddup2") {
-            posix_spawn_file_actions_adddup2(&actions, output.rawValue, STDOUT_FILENO)
-        }
-        try sysReturningError("posix_spawn_file_actions_adddup2") {
-            posix_spawn_file_actions_adddup2(&actions, output.rawValue, STDERR_FILENO)
-        }
-        try sysReturningError("posix_spawn_file_actions_addopen") {
-            posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-        }
-        if let directory = configuration.workingDirectory {
-            let addChdir = try LinuxCalls.require(LinuxCalls.addChdir, "posix_spawn_file_actions_addchdir_np")
-            try sysReturningError("posix_spawn_file_actions_addchdir_np", subject: directory) {
-                addChdir(&actions, directory)
-            }
-        }
-        if let addClosefrom = LinuxCalls.addClosefrom {
-            try sysReturningError("posix_spawn_file_actions_addclosefrom_np") { addClosefrom(&actions, 3) }
-        }
-
-        let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
-        try sysReturningError("posix_spawnattr_setflags") { posix_spawnattr_setflags(&attributes, Int16(flags)) }
-        try sysReturningError("posix_spawnattr_setpgroup") { posix_spawnattr_setpgroup(&attributes, 0) }
-        var emptyMask = sigset_t()
-        sigemptyset(&emptyMask)
-        try sysReturningError("posix_spawnattr_setsigmask") { posix_spawnattr_setsigmask(&attributes, &emptyMask) }
-        var defaults = SignalSet.allCatchable
-        try sysReturningError("posix_spawnattr_setsigdefault") { posix_spawnattr_setsigdefault(&attributes, &defaults) }
-
-        return try body(&actions, &attributes)
-    }
 }

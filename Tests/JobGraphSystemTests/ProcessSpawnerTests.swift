@@ -103,6 +103,33 @@ import Testing
         #expect(EnvironmentBlock(["BAD": "a\u{0}b"]) == nil)
     }
 
+    @Test func oneSpawnerGivesEachChildItsOwnFolderAndPipeWhateverItReuses() async throws {
+        // The spawner keeps the file actions it built, by pipe descriptor and folder: children started
+        // together (different pipes) and one after another (the same pipe numbers again) in two folders
+        // must each print from their own folder to their own pipe, and read nothing from standard input.
+        let first = try TemporaryDirectory(), second = try TemporaryDirectory()
+        defer { first.remove(); second.remove() }
+        let folders = [first, second].map { URL(fileURLWithPath: $0.path).resolvingSymlinksInPath().path }
+        let spawner = ProcessSpawner()
+        try await withEventLoop { loop in
+            for round in 0..<3 {
+                var recorders: [(folder: String, recorder: ChildRecorder)] = []
+                for (index, folder) in (round == 1 ? folders.reversed() : folders).enumerated() {
+                    let child = try spawner.spawn(command: "sh -c 'pwd; cat; echo $0 >&2' \(index)", environment: testEnvironment,
+                                                  workingDirectory: folder)
+                    let recorder = ChildRecorder()
+                    loop.watch(child, token: ChildToken(rawValue: UInt64(round * 2 + index)), handler: recorder)
+                    recorders.append((folder, recorder))
+                }
+                for (index, (folder, recorder)) in recorders.enumerated() {
+                    let result = await recorder.collect()
+                    #expect(result.lines == [folder, "\(index)"], "round \(round)")
+                    #expect(result.end == .exited(.exited(code: 0)))
+                }
+            }
+        }
+    }
+
     @Test func childRunsWithTheRequestedNiceness() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
