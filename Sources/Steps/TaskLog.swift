@@ -5,10 +5,16 @@ import Glibc
 import Execution
 import PipelineModel
 
-/// The folder of task logs, created on first use.
+/// The folder of task logs, created on first use; one per run.
 final class LogDirectory: Sendable {
+    private struct State {
+        var isCreated = false
+        /// The names of the files in the folder: read once, then kept up to date as logs are created.
+        var existing: Set<String> = []
+    }
+
     let path: String
-    private let created = Locked(false)
+    private let state = Locked(State())
     /// Where a log that cannot be written is reported, once.
     private let failures: WriteFailures?
 
@@ -21,20 +27,55 @@ final class LogDirectory: Sendable {
     ///
     /// The file itself is created by the first line written: a task that prints nothing leaves no log,
     /// and a run of thousands of silent tasks does not pay for thousands of new files. A log left by an
-    /// earlier run is truncated here, so it never shows another run's lines.
+    /// earlier run is truncated here, so it never shows another run's lines. Which logs exist is read
+    /// from the folder once: trying to open each task's log cost every task of a clean run a system call
+    /// that failed (perf, 10,000 `touch` tasks).
     /// - Throws: `StepError` when the folder cannot be made or an earlier log cannot be truncated.
     func open(_ file: String, task: TaskID, appending: Bool) throws -> TaskLog {
-        try created.withLock { created in
-            guard !created else { return }
-            try makeDirectories(path)
-            created = true
+        let name = fileName(of: file)
+        let mayExist = try state.withLock { state throws -> Bool in
+            if !state.isCreated {
+                try makeDirectories(path)
+                state.existing = Self.fileNames(in: path)
+                state.isCreated = true
+            }
+            return name.map { state.existing.contains($0) } ?? true
         }
-        guard !appending else { return TaskLog(path: file, task: task, descriptor: nil, failures: failures) }
+        guard !appending, mayExist else { return TaskLog(path: file, task: task, descriptor: nil, directory: self, failures: failures) }
         let descriptor = Glibc.open(file, O_WRONLY | O_TRUNC | O_CLOEXEC)
         guard descriptor >= 0 || errno == ENOENT else {
             throw StepError("cannot open the log '\(file)': \(String(cString: strerror(errno)))")
         }
-        return TaskLog(path: file, task: task, descriptor: descriptor >= 0 ? descriptor : nil, failures: failures)
+        return TaskLog(path: file, task: task, descriptor: descriptor >= 0 ? descriptor : nil, directory: self, failures: failures)
+    }
+
+    /// A log was created in the folder during the run.
+    func noteCreated(_ file: String) {
+        guard let name = fileName(of: file) else { return }
+        state.withLock { _ = $0.existing.insert(name) }
+    }
+
+    /// The name of `file` when it lies directly in this folder; `nil` for anything else.
+    private func fileName(of file: String) -> String? {
+        guard file.count > path.count + 1, file.hasPrefix(path), file.utf8[file.utf8.index(file.utf8.startIndex, offsetBy: path.utf8.count)] == UInt8(ascii: "/")
+        else { return nil }
+        let name = file.utf8.dropFirst(path.utf8.count + 1)
+        guard !name.contains(UInt8(ascii: "/")) else { return nil }
+        return String(name)
+    }
+
+    /// The names in `folder`; empty when it cannot be read (then every log is tried as before).
+    private static func fileNames(in folder: String) -> Set<String> {
+        guard let stream = opendir(folder) else { return [] }
+        defer { closedir(stream) }
+        var names: Set<String> = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.insert(name) }
+        }
+        return names
     }
 
     private func makeDirectories(_ path: String) throws {
@@ -61,15 +102,18 @@ final class TaskLog: Sendable {
     private let path: String
     private let task: TaskID
     private let state: Locked<State>
+    /// Told when this log creates its file.
+    private let directory: LogDirectory?
     private let failures: WriteFailures?
 
     /// - Parameters:
     ///   - descriptor: the file, already open for writing; `nil` to create (or append to) it when the
     ///     first line comes.
     ///   - failures: told once when the log cannot be created or written.
-    init(path: String, task: TaskID, descriptor: Int32?, failures: WriteFailures? = nil) {
+    init(path: String, task: TaskID, descriptor: Int32?, directory: LogDirectory? = nil, failures: WriteFailures? = nil) {
         self.path = path
         self.task = task
+        self.directory = directory
         self.failures = failures
         state = Locked(descriptor.map(State.open) ?? .notCreated)
     }
@@ -89,6 +133,7 @@ final class TaskLog: Sendable {
                     return errno
                 }
                 state = .open(descriptor)
+                directory?.noteCreated(path)
             case .failed, .closed:
                 return nil
             }

@@ -43,6 +43,21 @@ struct LocalExecutorTests {
         }
     }
 
+    @Test func aFirstAttemptEmptiesTheLogAnEarlierRunLeftEvenWhenSilent() async throws {
+        try await withStepBench { bench in
+            // Logs left by an earlier run, found when the folder is first read; none for `fresh`.
+            try FileManager.default.createDirectory(atPath: bench.directory.file("logs"), withIntermediateDirectories: false)
+            try bench.directory.write("stale line\n", to: "logs/quiet.log")
+            try bench.directory.write("stale line\n", to: "logs/loud.log")
+            #expect(try await bench.run(bench.work(["true"], id: "quiet")).result == .succeeded)
+            #expect(try await bench.run(bench.work(["echo new line"], id: "loud")).result == .succeeded)
+            #expect(try await bench.run(bench.work(["true"], id: "fresh")).result == .succeeded)
+            #expect(bench.log(of: "quiet") == "")
+            #expect(bench.log(of: "loud") == "new line\n")
+            #expect(bench.log(of: "fresh") == nil)
+        }
+    }
+
     @Test func logsOfDifferentTasksStaySeparate() async throws {
         try await withStepBench { bench in
             async let one = bench.run(bench.work(["echo from one"], id: "one"))
