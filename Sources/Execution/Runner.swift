@@ -120,10 +120,11 @@ public final class Runner: Sendable {
     /// What to do after the Plan moved: finish the operations of tasks that ended, hand the newly
     /// startable ones to their queues, do what the Plan asked, and wake `run()` at the end.
     struct Step {
-        var finishedWithoutRunning: [Int] = []
-        var start: [Int] = []
+        /// The operations of tasks that ended: the one that ran, and those that never did (skipped, cancelled).
+        var finished: [TaskOperation] = []
+        /// The operations of the tasks to start, in the Plan's order.
+        var start: [TaskOperation] = []
         var requests = Plan.Requests()
-        var operations: [Int: TaskOperation] = [:]
         var stopServices: [any TaskExecution] = []
         var waiter: CheckedContinuation<Void, Never>?
     }
@@ -131,39 +132,37 @@ public final class Runner: Sendable {
     /// - Parameter ended: a task that has just ended by running, whose operation finishes too.
     func nextStep(after transitions: [Plan.Transition], ended: Int? = nil, in book: inout RunBook) -> Step {
         var step = Step()
-        step.finishedWithoutRunning = transitions.filter { $0.to.isTerminal }.map(\.task) + (ended.map { [$0] } ?? [])
         // Every task that ended is recorded, also those that never ran (skipped, cancelled), or the history
         // would count them as unfinished; queued under the lock, with their events (see `complete`).
         for transition in transitions where transition.to.isTerminal {
             history?.ended(book.tasks[transition.task].id, state: transition.to, attempts: book.attempts[transition.task],
                            duration: nil, exitCode: nil, answer: transition.to == .upToDate ? book.answers[transition.task] : nil)
+            if let operation = book.operations.end(transition.task) { step.finished.append(operation) }
         }
+        if let ended, let operation = book.operations.end(ended) { step.finished.append(operation) }
         if !book.isSuspended {
             let taken = book.plan.take()
             emit(taken.transitions, in: &book)
-            step.start = taken.started
             // The event goes out when the Plan starts the task, under the lock that ordered it after every
             // outcome recorded so far. Emitted later, from the queue's thread, it could follow a failure
             // recorded in between, and the stream would show a task starting after a failure (contract:
             // "no new task starts after a failure") although the Plan had started it before.
-            for index in step.start {
+            for index in taken.started {
                 book.attempts[index] += 1
                 emit(index, from: .ready, to: .executing, in: &book)
+            }
+            step.start.reserveCapacity(taken.started.count)
+            for index in taken.started {
+                let task = book.tasks[index]
+                if let operation = book.operations.operation(for: index, make: {
+                    CompiledOperations.operation(index, for: task, begin: Self.beginning(through: beginBox))
+                }) { step.start.append(operation) }
             }
         }
         step.requests = book.plan.takeRequests()
         for index in step.requests.stopServices {
             book.stoppedServices.insert(index)
             if let handle = book.executions[index]?.handle { step.stopServices.append(handle) }
-        }
-        for index in step.finishedWithoutRunning {
-            step.operations[index] = book.operations.end(index)
-        }
-        for index in step.start {
-            let task = book.tasks[index]
-            step.operations[index] = book.operations.operation(for: index) {
-                CompiledOperations.operation(index, for: task, begin: Self.beginning(through: beginBox))
-            }
         }
         if book.plan.isFinished {
             step.waiter = book.waiter
@@ -173,8 +172,7 @@ public final class Runner: Sendable {
     }
 
     func perform(_ step: Step) {
-        for index in step.finishedWithoutRunning {
-            guard let operation = step.operations[index] else { continue }
+        for operation in step.finished {
             if !operation.isFinished {
                 if !operation.isExecuting { operation.cancel() }
                 operation.finish()
@@ -183,7 +181,7 @@ public final class Runner: Sendable {
             // tasks before it, and through them the whole graph's (heaptrack, 20,000 tasks: 7.7 MB).
             for dependency in operation.dependencies { operation.removeDependency(dependency) }
         }
-        starter.start(step.start.compactMap { step.operations[$0] })
+        starter.start(step.start)
         for handle in step.stopServices { handle.terminate(grace: configuration.terminationGrace) }
         for index in step.requests.checkConditions { Task { await checkConditions(of: index) } }
         for index in step.requests.expand { DispatchQueue.global().async { [self] in expand(index) } }

@@ -42,24 +42,21 @@ public struct ProcessSpawner: Sendable {
         command: String, environment: [String], sharedEnvironment: EnvironmentBlock? = nil,
         workingDirectory: String? = nil, niceness: CInt = 0
     ) throws(SystemError) -> ChildProcess {
-        var configuration = SpawnConfiguration(
-            executablePath: shell, arguments: [shell, "-c", command], environment: environment,
-            sharedEnvironment: sharedEnvironment, workingDirectory: workingDirectory, niceness: niceness)
         if case .direct(let words) = ShellCommand(command), let program = words.first,
            let path = program.utf8.contains(UInt8(ascii: "/")) ? program
                : locator.locate(program, searchPath: searchPath(in: environment, shared: sharedEnvironment)) {
-            var direct = configuration
-            direct.executablePath = path
-            direct.arguments = words
             do throws(SystemError) {
-                return try spawn(direct)
+                return try spawn(SpawnConfiguration(
+                    executablePath: path, arguments: words, environment: environment, sharedEnvironment: sharedEnvironment,
+                    workingDirectory: workingDirectory, niceness: niceness))
             } catch where Self.shellExplainsBetter(error.errno) {
                 // Fall through to the shell, which prints "not found" or "Permission denied" and exits
                 // 127 or 126, or runs a script without a #! line, as `execvp` would.
             }
         }
-        configuration.arguments = [shell, "-c", command]
-        return try spawn(configuration)
+        return try spawn(SpawnConfiguration(
+            executablePath: shell, arguments: [shell, "-c", command], environment: environment,
+            sharedEnvironment: sharedEnvironment, workingDirectory: workingDirectory, niceness: niceness))
     }
 
     /// Starts the program `configuration` describes.

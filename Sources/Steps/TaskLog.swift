@@ -9,17 +9,20 @@ import PipelineModel
 final class LogDirectory: Sendable {
     private struct State {
         var isCreated = false
-        /// The names of the files in the folder: read once, then kept up to date as logs are created.
+        /// The paths of the files in the folder: read once, then kept up to date as logs are created.
         var existing: Set<String> = []
     }
 
     let path: String
+    /// `path` and a slash.
+    private let folderPrefix: String
     private let state = Locked(State())
     /// Where a log that cannot be written is reported, once.
     private let failures: WriteFailures?
 
     init(path: String, failures: WriteFailures? = nil) {
         self.path = path
+        folderPrefix = path.hasSuffix("/") ? path : path + "/"
         self.failures = failures
     }
 
@@ -32,14 +35,13 @@ final class LogDirectory: Sendable {
     /// that failed (perf, 10,000 `touch` tasks).
     /// - Throws: `StepError` when the folder cannot be made or an earlier log cannot be truncated.
     func open(_ file: String, task: TaskID, appending: Bool) throws -> TaskLog {
-        let name = fileName(of: file)
         let mayExist = try state.withLock { state throws -> Bool in
             if !state.isCreated {
                 try makeDirectories(path)
-                state.existing = Self.fileNames(in: path)
+                state.existing = Set(Self.fileNames(in: path).map { folderPrefix + $0 })
                 state.isCreated = true
             }
-            return name.map { state.existing.contains($0) } ?? true
+            return !isDirectlyInFolder(file) || state.existing.contains(file)
         }
         guard !appending, mayExist else { return TaskLog(path: file, task: task, descriptor: nil, directory: self, failures: failures) }
         let descriptor = Glibc.open(file, O_WRONLY | O_TRUNC | O_CLOEXEC)
@@ -51,17 +53,13 @@ final class LogDirectory: Sendable {
 
     /// A log was created in the folder during the run.
     func noteCreated(_ file: String) {
-        guard let name = fileName(of: file) else { return }
-        state.withLock { _ = $0.existing.insert(name) }
+        guard isDirectlyInFolder(file) else { return }
+        state.withLock { _ = $0.existing.insert(file) }
     }
 
-    /// The name of `file` when it lies directly in this folder; `nil` for anything else.
-    private func fileName(of file: String) -> String? {
-        guard file.count > path.count + 1, file.hasPrefix(path), file.utf8[file.utf8.index(file.utf8.startIndex, offsetBy: path.utf8.count)] == UInt8(ascii: "/")
-        else { return nil }
-        let name = file.utf8.dropFirst(path.utf8.count + 1)
-        guard !name.contains(UInt8(ascii: "/")) else { return nil }
-        return String(name)
+    /// Whether `file` lies directly in this folder, the only files its listing knows about.
+    private func isDirectlyInFolder(_ file: String) -> Bool {
+        file.utf8.starts(with: folderPrefix.utf8) && !file.utf8.dropFirst(folderPrefix.utf8.count).contains(UInt8(ascii: "/"))
     }
 
     /// The names in `folder`; empty when it cannot be read (then every log is tried as before).
