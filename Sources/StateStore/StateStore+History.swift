@@ -91,11 +91,9 @@ extension StateStore {
         var overtaken: Set<Int> = []
         for index in writes.indices.reversed() {
             switch writes[index] {
-            case .ended(let record, let fingerprints) where record.attempts > 0:
-                // A success without fingerprints stores none: only its start withdraws the old success.
+            case .ended(let record, _) where record.attempts > 0:
                 switch record.state {
-                case .failed, .cancelled: endedLater.insert(record.task)
-                case .succeeded where fingerprints != nil: endedLater.insert(record.task)
+                case .succeeded, .failed, .cancelled: endedLater.insert(record.task)
                 default: break
                 }
             case .started(let task) where endedLater.contains(task): overtaken.insert(index)
@@ -135,7 +133,13 @@ extension StateStore {
         try row.reset()
         switch record.state {
         case .succeeded:
-            if let fingerprints { try store(fingerprints, for: record.task, in: database) }
+            if let fingerprints {
+                try store(fingerprints, for: record.task, in: database)
+            } else {
+                // No fingerprints to trust (an untracked task, or one whose check failed): none of an
+                // earlier success stays trusted either, as its start already saw to.
+                try database.run("UPDATE task_fingerprints SET succeeded = 0 WHERE task = ?1", [.text(record.task.rawValue)])
+            }
         case .failed, .cancelled:
             // Only one that executed: cancelled while waiting leaves its outputs as they were.
             if record.attempts > 0 {

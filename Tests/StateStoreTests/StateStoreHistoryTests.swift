@@ -65,11 +65,11 @@ import Testing
             .started("kept"), .started("fails"), .started("bare"),
             .ended(TaskRecord(task: "kept", state: .succeeded, attempts: 1, duration: 1, exitCode: 0, definition: "d1"), fingerprints: fingerprints),
             .ended(TaskRecord(task: "fails", state: .failed, attempts: 1, duration: 1, exitCode: 1), fingerprints: nil),
-            // A success with no fingerprints stores none: only its start withdraws the old one.
+            // A success with no fingerprints stores none, and leaves no earlier one trusted.
             .ended(TaskRecord(task: "bare", state: .succeeded, attempts: 1, duration: 1, exitCode: 0), fingerprints: nil),
             .started("running"),
         ]
-        #expect(StateStore.startsOvertaken(in: writes) == [0, 1])
+        #expect(StateStore.startsOvertaken(in: writes) == [0, 1, 2])
 
         func outcome(batched: Bool) throws -> (rows: [String], trusted: [String]) {
             let store = try StateStore.inMemory(directory: "/project")
@@ -155,6 +155,27 @@ import Testing
         #expect(try store.recentRuns(pipelineFile: "ci.yaml").map(\.id.rawValue) == [4, 3])
         let rows = try store.withDatabase { database throws(SQLiteError) in try database.query("SELECT count(*) FROM task_runs") { $0.integer(0) } }
         #expect(rows == [2])
+    }
+
+    @Test func anUntrackedSuccessStoresNoFingerprintsAndLeavesNoEarlierSuccessTrusted() throws {
+        let store = try StateStore.inMemory(directory: "/project")
+        // `tidy` succeeded once while it declared outputs; now neither it nor `hello` declares any.
+        try store.recordSuccess("tidy", fingerprints: TaskFingerprints(definition: "d0", inputs: []))
+        let recorder = try RunRecorder(store: store, pipelineFile: "ci.yaml", pipelineDirectory: "/project", taskCount: 2,
+                                       startTime: start)
+        let untracked = RunRecorder.answer(UpToDateCheck(verdict: .outOfDate(.untracked),
+                                                         fingerprints: TaskFingerprints(definition: "d1", inputs: [])))
+        for task: TaskID in ["tidy", "hello"] {
+            recorder.started(task, answer: untracked)
+            recorder.ended(task, state: .succeeded, attempts: 1, duration: 0.1, exitCode: 0, answer: untracked)
+        }
+        let summary = RunSummary(counts: [.succeeded: 2], wallTime: 0.2, criticalPath: [], failures: [], stop: nil)
+        #expect(recorder.finish(summary, endTime: start + 1).isEmpty)
+        let rows = try store.withDatabase { database throws(SQLiteError) in
+            try database.query("SELECT task || ':' || succeeded FROM task_fingerprints ORDER BY task") { $0.text(0) }
+        }
+        #expect(rows == ["tidy:0"])
+        #expect(try store.tasks(of: try #require(store.recentRuns().first?.id)).map(\.state) == [.succeeded, .succeeded])
     }
 
     @Test func mediansUseTheLatestSuccessfulExecutionsOfEachTask() throws {
