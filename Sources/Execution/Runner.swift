@@ -222,7 +222,7 @@ public final class Runner: Sendable {
             attempt: max(1, book.attempts[index]), queue: queueNames[task.queue],
             exitCode: exitCode, error: error, duration: duration)
         transition.reason = reason(index, from: from, to: to, in: book)
-        transition.slurmJob = book.slurmJobs[index]
+        if !book.slurmJobs.isEmpty { transition.slurmJob = book.slurmJobs[index] }  // empty but on a cluster
         return transition
     }
 
