@@ -11,6 +11,12 @@ import Testing
     ])
     func nistVectors(message: String, digest: String) {
         #expect(SHA256.hex(of: Array(message.utf8)) == digest)
+        // The byte form is the same digest; a message fed in two pieces gives it too.
+        var hasher = SHA256()
+        let bytes = Array(message.utf8)
+        hasher.update(bytes.prefix(bytes.count / 2))
+        hasher.update(bytes.dropFirst(bytes.count / 2))
+        #expect(hasher.finalize().map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() == digest)
     }
 
     @Test func aMillionAsInUnevenPiecesGiveTheNISTDigest() {
