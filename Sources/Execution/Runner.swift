@@ -147,12 +147,10 @@ public final class Runner: Sendable {
             // outcome recorded so far. Emitted later, from the queue's thread, it could follow a failure
             // recorded in between, and the stream would show a task starting after a failure (contract:
             // "no new task starts after a failure") although the Plan had started it before.
+            step.start.reserveCapacity(taken.started.count)
             for index in taken.started {
                 book.attempts[index] += 1
                 emit(index, from: .ready, to: .executing, in: &book)
-            }
-            step.start.reserveCapacity(taken.started.count)
-            for index in taken.started {
                 let task = book.tasks[index]
                 if let operation = book.operations.operation(for: index, make: {
                     CompiledOperations.operation(index, for: task, begin: Self.beginning(through: beginBox))
@@ -222,7 +220,8 @@ public final class Runner: Sendable {
             attempt: max(1, book.attempts[index]), queue: queueNames[task.queue],
             exitCode: exitCode, error: error, duration: duration)
         transition.reason = reason(index, from: from, to: to, in: book)
-        if !book.slurmJobs.isEmpty { transition.slurmJob = book.slurmJobs[index] }  // empty but on a cluster
+        // Only a cluster run fills the table: a local run skips a hash and probe per event.
+        if !book.slurmJobs.isEmpty { transition.slurmJob = book.slurmJobs[index] }
         return transition
     }
 

@@ -68,7 +68,8 @@ public struct SHA256: Sendable {
     private mutating func finish() {
         let bitLength = length &* 8
         // 0x80, zeros up to 56 bytes past a block boundary, then the length: at most two blocks.
-        let zeros = (pending.count + 1) % 64 <= 56 ? 56 - (pending.count + 1) % 64 : 120 - (pending.count + 1) % 64
+        let remainder = (pending.count + 1) % 64
+        let zeros = remainder <= 56 ? 56 - remainder : 120 - remainder
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1 + zeros + 8) { padding in
             padding[0] = 0x80
             for index in 0..<zeros { padding[1 + index] = 0 }

@@ -108,6 +108,11 @@ extension StateStore {
             INSERT INTO task_runs (run_id, task, state, attempts) VALUES (?1, ?2, 'executing', 1)
             ON CONFLICT (run_id, task) DO UPDATE SET state = 'executing'
             """, [.integer(run.rawValue), .text(task.rawValue)])
+        try withdrawSuccess(of: task, in: database)
+    }
+
+    /// The task's last success is no longer trusted: it started executing again, or ended without one.
+    private static func withdrawSuccess(of task: TaskID, in database: SQLiteDatabase) throws(SQLiteError) {
         try database.run("UPDATE task_fingerprints SET succeeded = 0 WHERE task = ?1", [.text(task.rawValue)])
     }
 
@@ -138,12 +143,12 @@ extension StateStore {
             } else {
                 // No fingerprints to trust (an untracked task, or one whose check failed): none of an
                 // earlier success stays trusted either, as its start already saw to.
-                try database.run("UPDATE task_fingerprints SET succeeded = 0 WHERE task = ?1", [.text(record.task.rawValue)])
+                try withdrawSuccess(of: record.task, in: database)
             }
         case .failed, .cancelled:
             // Only one that executed: cancelled while waiting leaves its outputs as they were.
             if record.attempts > 0 {
-                try database.run("UPDATE task_fingerprints SET succeeded = 0 WHERE task = ?1", [.text(record.task.rawValue)])
+                try withdrawSuccess(of: record.task, in: database)
             }
         default:
             break

@@ -63,15 +63,15 @@ final class LogDirectory: Sendable {
     }
 
     /// The names in `folder`; empty when it cannot be read (then every log is tried as before).
-    private static func fileNames(in folder: String) -> Set<String> {
+    private static func fileNames(in folder: String) -> [String] {
         guard let stream = opendir(folder) else { return [] }
         defer { closedir(stream) }
-        var names: Set<String> = []
+        var names: [String] = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
                 String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
             }
-            if name != "." && name != ".." { names.insert(name) }
+            if name != "." && name != ".." { names.append(name) }
         }
         return names
     }
