@@ -29,6 +29,12 @@ public final class RunRecorder: TaskHistory {
         var hasTrustedSuccess: Bool
     }
 
+    /// What `check` hands the Runner for an untracked task: always out of date, so nothing in the store
+    /// is read; its definition is kept for the history row, hashed when the row is written.
+    struct UntrackedTask: Sendable {
+        var definition: TaskDefinition
+    }
+
     /// Starts a run's record.
     /// - Parameters:
     ///   - pipelineFile: the path as the user typed it, which names the pipeline in the history.
@@ -66,6 +72,7 @@ public final class RunRecorder: TaskHistory {
 
     public func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer {
         let definition = definition(of: work, inputs: inputs, outputs: outputs, environmentNames: environmentNames)
+        if let untracked = Self.untrackedAnswer(definition) { return untracked }
         do {
             return Self.answer(try store.checkUpToDate(work.id, definition: definition))
         } catch {
@@ -89,6 +96,13 @@ public final class RunRecorder: TaskHistory {
         TaskDefinition(work: work, environmentNames: environmentNames, inputs: inputs, outputs: outputs, pipelineDirectory: pipelineDirectory)
     }
 
+    /// The answer for a task that declares no paths (`StateStore.untrackedCheck`'s verdict, its definition
+    /// not yet hashed); `nil` for a tracked one.
+    static func untrackedAnswer(_ definition: TaskDefinition) -> UpToDateAnswer? {
+        guard definition.inputs.isEmpty && definition.outputs.isEmpty else { return nil }
+        return UpToDateAnswer(.untracked, fingerprints: UntrackedTask(definition: definition))
+    }
+
     /// The Runner's answer for a check, carrying what `started` and `ended` need.
     static func answer(_ check: UpToDateCheck) -> UpToDateAnswer {
         UpToDateAnswer(check.verdict.cause,
@@ -96,12 +110,19 @@ public final class RunRecorder: TaskHistory {
     }
 
     public func started(_ task: TaskID, answer: UpToDateAnswer?) {
-        // Without a check's answer, assume the worst: a success to withdraw.
-        let hasTrustedSuccess = (answer?.fingerprints as? CheckedTask)?.hasTrustedSuccess ?? true
+        // Without a check's answer, assume the worst: a success to withdraw. An untracked task's check reads
+        // no success (as `StateStore.untrackedCheck`); its end withdraws any.
+        let hasTrustedSuccess = answer?.fingerprints is UntrackedTask ? false
+            : (answer?.fingerprints as? CheckedTask)?.hasTrustedSuccess ?? true
         writer.append(.started(task), waitUntilWritten: hasTrustedSuccess)
     }
 
     public func ended(_ task: TaskID, state: TaskState, attempts: Int, duration: Double?, exitCode: Int32?, answer: UpToDateAnswer?) {
+        if let untracked = answer?.fingerprints as? UntrackedTask {
+            let record = TaskRecord(task: task, state: state, attempts: attempts, duration: duration, exitCode: exitCode)
+            writer.append(.endedUntracked(record, definition: untracked.definition), flushed: state != .upToDate)
+            return
+        }
         let fingerprints = (answer?.fingerprints as? CheckedTask)?.fingerprints
         let record = TaskRecord(task: task, state: state, attempts: attempts, duration: duration, exitCode: exitCode,
                                 definition: fingerprints?.definition)

@@ -74,6 +74,9 @@ extension StateStore {
                             if !overtaken.contains(index) { try Self.insertStart(of: task, run: run, in: database) }
                         case .ended(let record, let fingerprints):
                             try Self.insert(record, run: run, fingerprints: fingerprints, row: row, in: database)
+                        case .endedUntracked(var record, let definition):
+                            record.definition = definition.fingerprint
+                            try Self.insert(record, run: run, fingerprints: nil, row: row, in: database)
                         case .dropOldRuns(let pipelineFile): try dropOldRuns(of: pipelineFile, in: database)
                         }
                     }
@@ -90,14 +93,13 @@ extension StateStore {
         var endedLater: Set<TaskID> = []
         var overtaken: Set<Int> = []
         for index in writes.indices.reversed() {
-            switch writes[index] {
-            case .ended(let record, _) where record.attempts > 0:
+            if case .started(let task) = writes[index] {
+                if endedLater.contains(task) { overtaken.insert(index) }
+            } else if let record = writes[index].endedRecord, record.attempts > 0 {
                 switch record.state {
                 case .succeeded, .failed, .cancelled: endedLater.insert(record.task)
                 default: break
                 }
-            case .started(let task) where endedLater.contains(task): overtaken.insert(index)
-            default: break
             }
         }
         return overtaken

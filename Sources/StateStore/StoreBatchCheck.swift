@@ -25,6 +25,7 @@ public final class StoreBatchCheck: UpToDateBatchChecking {
     public func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer {
         let definition = TaskDefinition(work: work, environmentNames: environmentNames, inputs: inputs, outputs: outputs,
                                         pipelineDirectory: pipelineDirectory)
+        if let untracked = RunRecorder.untrackedAnswer(definition) { return untracked }
         return RunRecorder.answer(batch.check(work.id, definition: definition))
     }
 

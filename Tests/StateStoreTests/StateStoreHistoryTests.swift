@@ -157,14 +157,15 @@ import Testing
         #expect(rows == [2])
     }
 
-    @Test func anUntrackedSuccessStoresNoFingerprintsAndLeavesNoEarlierSuccessTrusted() throws {
+    @Test func anUntrackedSuccessStoresNoFingerprintsLeavesNoEarlierSuccessTrustedAndRecordsItsDefinition() throws {
         let store = try StateStore.inMemory(directory: "/project")
         // `tidy` succeeded once while it declared outputs; now neither it nor `hello` declares any.
         try store.recordSuccess("tidy", fingerprints: TaskFingerprints(definition: "d0", inputs: []))
         let recorder = try RunRecorder(store: store, pipelineFile: "ci.yaml", pipelineDirectory: "/project", taskCount: 2,
                                        startTime: start)
-        let untracked = RunRecorder.answer(UpToDateCheck(verdict: .outOfDate(.untracked),
-                                                         fingerprints: TaskFingerprints(definition: "d1", inputs: [])))
+        let definition = TaskDefinition(action: "run", parameters: ["echo hello"])
+        let untracked = try #require(RunRecorder.untrackedAnswer(definition))
+        #expect(untracked.cause == .untracked)
         for task: TaskID in ["tidy", "hello"] {
             recorder.started(task, answer: untracked)
             recorder.ended(task, state: .succeeded, attempts: 1, duration: 0.1, exitCode: 0, answer: untracked)
@@ -175,7 +176,11 @@ import Testing
             try database.query("SELECT task || ':' || succeeded FROM task_fingerprints ORDER BY task") { $0.text(0) }
         }
         #expect(rows == ["tidy:0"])
-        #expect(try store.tasks(of: try #require(store.recentRuns().first?.id)).map(\.state) == [.succeeded, .succeeded])
+        let records = try store.tasks(of: try #require(store.recentRuns().first?.id))
+        #expect(records.map(\.state) == [.succeeded, .succeeded])
+        // Hashed on the history thread, the row still carries the definition's fingerprint, which tells a
+        // flaky task from an edited one.
+        #expect(records.map(\.definition) == [definition.fingerprint, definition.fingerprint])
     }
 
     @Test func mediansUseTheLatestSuccessfulExecutionsOfEachTask() throws {
