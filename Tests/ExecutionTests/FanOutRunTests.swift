@@ -202,4 +202,24 @@ struct FanOutRunTests {
         #expect(run.output(of: "photo[0]") == ["A"])
         #expect(run.moves(of: "photo[1]") == ["pending -> waiting", "waiting -> skipped"])
     }
+
+    /// The fan-out checks its item-free conditions once, before reading its list; its items check only
+    /// those that name the item, so a command condition does not run again for every item.
+    @Test func itemsCheckOnlyTheConditionsNamingTheItem() async throws {
+        let run = try await RealRun.run("""
+            version: 1
+            tasks:
+              photo:
+                foreach: {from: list.txt}
+                conditions: [{command: "echo checked"}, {file_exists: "{{ item }}.in"}]
+                run: cat {{ item }}.in
+            """, jobs: 2, prepare: { directory in
+                try directory.write("a\nb\n", to: "list.txt")
+                try directory.write("A\n", to: "a.in")
+            })
+        #expect(run.finalStates == ["photo": .succeeded, "photo[0]": .succeeded, "photo[1]": .skipped])
+        #expect(run.output(of: "photo") == ["checked"])
+        #expect(run.output(of: "photo[0]") == ["A"])
+        #expect(run.output(of: "photo[1]") == [])
+    }
 }
