@@ -104,7 +104,7 @@ extension Runner {
                 }
             }
             guard ready else {
-                state.withLock { book in book.notReady.insert(index) }
+                _ = state.withLock { book in book.notReady.insert(index) }
                 handle.terminate(grace: configuration.terminationGrace)
                 return
             }

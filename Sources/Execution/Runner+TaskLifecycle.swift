@@ -22,7 +22,7 @@ extension Runner {
            let answer = decided ?? check(task, work: resolved, with: history) {
             state.withLock { $0.answers[index] = answer }
             if answer.isUpToDate && !configuration.force {
-                state.withLock { $0.upToDate.insert(index) }
+                _ = state.withLock { $0.upToDate.insert(index) }
                 complete(index)
                 return
             }

@@ -40,7 +40,8 @@ public enum ObserverHub {
                 for observer in observers { observer.tick() }
                 nextTick = clock.now + tickInterval
             }
-            try? await Task.sleep(for: batch.isEmpty ? pace : busyPace)  // not cancelled: the run ends the stream
+            // Not cancellable: the run ends the stream, which ends the pause too.
+            await events.pause(for: batch.isEmpty ? pace : busyPace)
         }
         for observer in observers { observer.close() }
     }

@@ -88,4 +88,29 @@ struct EventChannelTests {
         channel.finish()
         #expect(await consumer.value == 0)
     }
+
+    /// A paced consumer (the observers) sees the end of a run at once, not when its pause runs out: the
+    /// run's summary and exit wait for it.
+    @Test func finishingEndsAPauseAtOnce() async {
+        let channel = EventChannel<Int>()
+        let clock = ContinuousClock()
+        let start = clock.now
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { channel.finish() }
+        await channel.pause(for: .seconds(30))
+        #expect(clock.now - start < .seconds(15))
+        // Once finished, a pause does not wait at all.
+        await channel.pause(for: .seconds(30))
+        #expect(channel.takeAvailable().isFinished)
+    }
+
+    @Test func aPauseLastsItsDurationWhileTheChannelIsOpenAndLetsEventsQueue() async {
+        let channel = EventChannel<Int>()
+        let clock = ContinuousClock()
+        let start = clock.now
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { channel.yield(1) }
+        await channel.pause(for: .milliseconds(100))
+        #expect(clock.now - start >= .milliseconds(100))
+        let (elements, isFinished) = channel.takeAvailable()
+        #expect(elements == [1] && !isFinished)
+    }
 }
