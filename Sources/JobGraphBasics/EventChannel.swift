@@ -1,5 +1,3 @@
-import Dispatch
-
 /// An asynchronous sequence with one consumer that takes everything queued at once: where `AsyncStream`
 /// resumes its consumer once per element, a consumer of this channel wakes once per burst and then reads
 /// the rest of the burst without suspending. A run of 10,000 short tasks sends 30,000 transitions; waking
@@ -82,9 +80,9 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
                 pauser.resume()
                 return
             }
-            let (seconds, attoseconds) = duration.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [state] in
+            // Started once the pauser is in place, so it cannot fire before there is one to wake.
+            Task { [state] in
+                try? await Task.sleep(for: duration)
                 // Nil when `finish()` woke it first: once finished, no later pause waits, so no other
                 // pause's continuation can be here.
                 state.withLock { state -> CheckedContinuation<Void, Never>? in

@@ -93,13 +93,18 @@ struct EventChannelTests {
     /// run's summary and exit wait for it.
     @Test func finishingEndsAPauseAtOnce() async {
         let channel = EventChannel<Int>()
-        let clock = ContinuousClock()
-        let start = clock.now
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { channel.finish() }
-        await channel.pause(for: .seconds(30))
-        #expect(clock.now - start < .seconds(15))
+        let returned = Locked(false)
+        Task {
+            await channel.pause(for: .seconds(600))
+            returned.withLock { $0 = true }
+        }
+        try? await Task.sleep(for: .milliseconds(20))  // let it pause; the result is the same if it has not yet
+        channel.finish()
+        // Polled, not awaited: a pause that `finish()` did not end would hang the test instead of failing it.
+        for _ in 0..<3000 where !returned.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
+        #expect(returned.withLock { $0 }, "the pause outlasted 3,000 polls after the channel finished")
         // Once finished, a pause does not wait at all.
-        await channel.pause(for: .seconds(30))
+        await channel.pause(for: .seconds(600))
         #expect(channel.takeAvailable().isFinished)
     }
 
