@@ -48,32 +48,3 @@ struct FileRecord: Sendable, Equatable {
     /// Lower-case hex SHA-256 of the content.
     var sha256: String
 }
-
-/// One name in a directory, with the type `readdir` reported when the file system gives one.
-struct DirectoryEntry: Sendable {
-    enum Kind: Sendable { case regular, directory, symbolicLink, other, unknown }
-    var name: String
-    var kind: Kind
-
-    /// The entries of `path` except `.` and `..`, in no particular order; empty when it cannot be listed.
-    static func entries(of path: String) -> [DirectoryEntry] {
-        guard let directory = opendir(path.isEmpty ? "/" : path) else { return [] }
-        defer { closedir(directory) }
-        var entries: [DirectoryEntry] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            if name == "." || name == ".." { continue }
-            let kind: Kind = switch Int32(entry.pointee.d_type) {
-            case Int32(DT_REG): .regular
-            case Int32(DT_DIR): .directory
-            case Int32(DT_LNK): .symbolicLink
-            case Int32(DT_UNKNOWN): .unknown
-            default: .other
-            }
-            entries.append(DirectoryEntry(name: name, kind: kind))
-        }
-        return entries
-    }
-}

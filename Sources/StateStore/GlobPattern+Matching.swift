@@ -1,3 +1,5 @@
+import JobGraphBasics
+
 /// Matching one path against a pattern, and the folders whose changes can alter what it matches: what
 /// watch mode needs, where a file may be gone already and walking the tree for each change would be waste.
 extension GlobPattern {

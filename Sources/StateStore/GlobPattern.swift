@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JobGraphBasics
 
 /// An `inputs` or `outputs` pattern: `*` and `?` within one path segment, `**` for any number of folders.
 ///

@@ -38,7 +38,7 @@ final class LogDirectory: Sendable {
         let mayExist = try state.withLock { state throws -> Bool in
             if !state.isCreated {
                 try makeDirectories(path)
-                state.existing = Set(Self.fileNames(in: path).map { folderPrefix + $0 })
+                state.existing = Set(DirectoryEntry.entries(of: path).map { folderPrefix + $0.name })
                 state.isCreated = true
             }
             return !isDirectlyInFolder(file) || state.existing.contains(file)
@@ -60,20 +60,6 @@ final class LogDirectory: Sendable {
     /// Whether `file` lies directly in this folder, the only files its listing knows about.
     private func isDirectlyInFolder(_ file: String) -> Bool {
         file.utf8.starts(with: folderPrefix.utf8) && !file.utf8.dropFirst(folderPrefix.utf8.count).contains(UInt8(ascii: "/"))
-    }
-
-    /// The names in `folder`; empty when it cannot be read (then every log is tried as before).
-    private static func fileNames(in folder: String) -> [String] {
-        guard let stream = opendir(folder) else { return [] }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
     }
 
     private func makeDirectories(_ path: String) throws {
