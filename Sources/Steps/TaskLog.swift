@@ -9,8 +9,9 @@ import PipelineModel
 final class LogDirectory: Sendable {
     private struct State {
         var isCreated = false
-        /// The paths of the files in the folder: read once, then kept up to date as logs are created.
-        var existing: Set<String> = []
+        /// The paths of the files in the folder: read once, then kept up to date as logs are created;
+        /// `nil` when the folder could not be listed, and then every log may exist.
+        var existing: Set<String>?
     }
 
     let path: String
@@ -38,10 +39,11 @@ final class LogDirectory: Sendable {
         let mayExist = try state.withLock { state throws -> Bool in
             if !state.isCreated {
                 try makeDirectories(path)
-                state.existing = Set(DirectoryEntry.entries(of: path).map { folderPrefix + $0.name })
+                state.existing = DirectoryEntry.listing(of: path).map { Set($0.map { folderPrefix + $0.name }) }
                 state.isCreated = true
             }
-            return !isDirectlyInFolder(file) || state.existing.contains(file)
+            guard let existing = state.existing, isDirectlyInFolder(file) else { return true }
+            return existing.contains(file)
         }
         guard !appending, mayExist else { return TaskLog(path: file, task: task, descriptor: nil, directory: self, failures: failures) }
         let descriptor = Glibc.open(file, O_WRONLY | O_TRUNC | O_CLOEXEC)
@@ -54,7 +56,7 @@ final class LogDirectory: Sendable {
     /// A log was created in the folder during the run.
     func noteCreated(_ file: String) {
         guard isDirectlyInFolder(file) else { return }
-        state.withLock { _ = $0.existing.insert(file) }
+        state.withLock { _ = $0.existing?.insert(file) }
     }
 
     /// Whether `file` lies directly in this folder, the only files its listing knows about.
