@@ -18,10 +18,15 @@ public final class EnvironmentBlock: Hashable, @unchecked Sendable {
     /// Encodes `environment`, without the variable named `excluded`; `nil` when a name or value holds a
     /// NUL byte (C would silently cut it there).
     public convenience init?(_ environment: [String: String], excluding excluded: String? = nil) {
+        self.init(entries: Self.entries(of: environment, excluding: excluded))
+    }
+
+    /// `environment` as `NAME=value` entries, without the variable named `excluded`.
+    public static func entries(of environment: [String: String], excluding excluded: String? = nil) -> [String] {
         var entries: [String] = []
         entries.reserveCapacity(environment.count)
         for (name, value) in environment where name != excluded { entries.append(name + "=" + value) }
-        self.init(entries: entries)
+        return entries
     }
 
     /// Encodes `entries`, each `NAME=value`, in this order; `nil` when one holds a NUL byte.
@@ -29,7 +34,7 @@ public final class EnvironmentBlock: Hashable, @unchecked Sendable {
         guard let encoded = CStringArray(entries) else { return nil }
         self.entries = encoded
         count = entries.count
-        searchPath = entries.first { $0.hasPrefix("PATH=") }.map { String($0.dropFirst(5)) }
+        searchPath = ProgramLocator.searchPath(in: entries)
     }
 
     /// Calls `body` with a NULL-terminated `envp`: these entries, then `extra` (already C strings).

@@ -152,8 +152,6 @@ public struct ProcessSpawner: Sendable {
 
     /// The `PATH` entry of `environment`, else of `shared`, or `execvp`'s default.
     private func searchPath(in environment: [String], shared: EnvironmentBlock?) -> String {
-        for entry in environment where entry.hasPrefix("PATH=") { return String(entry.dropFirst(5)) }
-        return shared?.searchPath ?? ProgramLocator.defaultSearchPath
+        ProgramLocator.searchPath(in: environment) ?? shared?.searchPath ?? ProgramLocator.defaultSearchPath
     }
-
 }

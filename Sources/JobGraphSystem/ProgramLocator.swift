@@ -19,6 +19,11 @@ public final class ProgramLocator: Sendable {
     /// `execvp`'s search path when the environment has no `PATH`.
     public static let defaultSearchPath = "/bin:/usr/bin"
 
+    /// The value of the first `PATH=` entry of an environment's `NAME=value` entries; `nil` when none.
+    public static func searchPath(in entries: some Sequence<String>) -> String? {
+        entries.first { $0.hasPrefix("PATH=") }.map { String($0.dropFirst(5)) }
+    }
+
     /// An empty cache.
     public init() {}
 

@@ -48,7 +48,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         let mark = DescendantSweep.taskVariable + "=" + work.id.rawValue
         sharedEnvironment = work.sharedEnvironment
         environment = work.sharedEnvironment != nil ? [mark]
-            : work.environment.filter { $0.key != DescendantSweep.taskVariable }.map { "\($0.key)=\($0.value)" } + [mark]
+            : EnvironmentBlock.entries(of: work.environment, excluding: DescendantSweep.taskVariable) + [mark]
     }
 
     func begin() {
