@@ -99,7 +99,7 @@ public final class RunRecorder: TaskHistory {
     /// The answer for a task that declares no paths (`StateStore.untrackedCheck`'s verdict, its definition
     /// not yet hashed); `nil` for a tracked one.
     static func untrackedAnswer(_ definition: TaskDefinition) -> UpToDateAnswer? {
-        guard definition.inputs.isEmpty && definition.outputs.isEmpty else { return nil }
+        guard definition.isUntracked else { return nil }
         return UpToDateAnswer(.untracked, fingerprints: UntrackedTask(definition: definition))
     }
 

@@ -15,7 +15,7 @@ extension StateStore {
     public func checkUpToDate(_ task: TaskID, definition: TaskDefinition) throws -> UpToDateCheck {
         // Never up to date, whatever is stored: a success recorded while it still declared paths was for
         // another definition. Nothing to read.
-        if definition.inputs.isEmpty && definition.outputs.isEmpty { return Self.untrackedCheck(definition) }
+        if definition.isUntracked { return Self.untrackedCheck(definition) }
         let files = inputFiles(of: definition)
         let (stored, known) = try withDatabase { database throws(SQLiteError) in
             try database.readTransaction { () throws(SQLiteError) in

@@ -24,6 +24,9 @@ public struct TaskDefinition: Sendable, Hashable {
     /// The `outputs` patterns, rendered, relative to the task's folder.
     public var outputs: [String]
 
+    /// Declares neither inputs nor outputs: never up to date, so it runs every time.
+    public var isUntracked: Bool { inputs.isEmpty && outputs.isEmpty }
+
     public init(action: String, parameters: [String], environment: [String: String] = [:], workingDirectory: String = ".",
                 inputs: [String] = [], outputs: [String] = []) {
         self.action = action

@@ -31,7 +31,7 @@ public final class UpToDateBatch {
 
     /// The verdict on `task`, as `StateStore.checkUpToDate` would give it now.
     public func check(_ task: TaskID, definition: TaskDefinition) -> UpToDateCheck {
-        if definition.inputs.isEmpty && definition.outputs.isEmpty { return StateStore.untrackedCheck(definition) }
+        if definition.isUntracked { return StateStore.untrackedCheck(definition) }
         let files = store.inputFiles(of: definition, status: examine)
         var (check, fresh) = store.judge(task, definition, files: files, stored: stored[task.rawValue], known: known, status: examine)
         refreshed += fresh
