@@ -1,3 +1,5 @@
+import JobGraphBasics
+
 /// The file side of up-to-date checks: which files `inputs` and `outputs` patterns name, and the content
 /// hashes of inputs, re-reading a file only when its size, modification time or inode differ from the
 /// record of its last reading.
@@ -28,7 +30,7 @@ public struct Fingerprinter: Sendable {
             files += GlobPattern(pattern).files(in: directory)
         }
         guard files.count > 1 else { return files }
-        files.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        files.sort { $0.precedesInByteOrder($1) }
         // Sorted, so a file two patterns match stands twice in a row.
         guard zip(files, files.dropFirst()).contains(where: { $0 == $1 }) else { return files }
         var unique: [String] = []

@@ -84,7 +84,7 @@ struct GlobPattern: Sendable, Hashable {
         } else {
             walk(from: 0, in: isAbsolute ? "" : directory, into: &found)
         }
-        return found.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return found.sorted { $0.precedesInByteOrder($1) }
     }
 
     /// Whether one name matches one wildcard segment.

@@ -1,4 +1,5 @@
 import Execution
+import JobGraphBasics
 import PipelineModel
 
 /// What a run that found every selected task up to date before it started leaves for the next run of the
@@ -57,7 +58,7 @@ public struct NoOpReplayRecord: Sendable, Equatable {
         writer.append(version)
         writer.append(workingDirectory)
         writer.append(strings: arguments)
-        writer.append(strings: environment.map { $0.key + "=" + $0.value }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        writer.append(strings: environment.map { $0.key + "=" + $0.value }.sorted { $0.precedesInByteOrder($1) })
         return writer.bytes
     }
 
@@ -73,7 +74,7 @@ public struct NoOpReplayRecord: Sendable, Equatable {
         writer.append(optional: outputMode)
         writer.append(Int64(paths.count))
         // Sorted, so that the files of a folder come together for `ExaminedPathCheck`.
-        for examined in paths.sorted(by: { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) {
+        for examined in paths.sorted(by: { $0.path.precedesInByteOrder($1.path) }) {
             writer.append(examined.path)
             if let status = examined.status {
                 writer.append(status.kind.rawValue)

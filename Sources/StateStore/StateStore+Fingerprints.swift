@@ -1,3 +1,4 @@
+import JobGraphBasics
 import PipelineModel
 
 /// Up-to-date checks (contract: `inputs`, `outputs`): a task is up to date when its outputs exist and
@@ -94,7 +95,7 @@ extension StateStore {
                 if before[old].sha256 != after[new].sha256 { return .inputChanged(newPath) }
                 old += 1
                 new += 1
-            } else if oldPath.utf8.lexicographicallyPrecedes(newPath.utf8) {
+            } else if oldPath.precedesInByteOrder(newPath) {
                 return .inputRemoved(oldPath)
             } else {
                 return .inputAdded(newPath)
@@ -112,7 +113,7 @@ extension StateStore {
             TaskFingerprints.Input(path: $0.text(0), sha256: $0.text(1))
         }
         // SQLite sorts text by its own collation; the comparison above walks in byte order.
-        inputs.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        inputs.sort { $0.path.precedesInByteOrder($1.path) }
         return StoredFingerprints(fingerprints: TaskFingerprints(definition: row.definition, inputs: inputs), succeeded: row.succeeded)
     }
 

@@ -1,4 +1,5 @@
 import Execution
+import JobGraphBasics
 
 /// What changed between the definition of a task's last success and its definition now, for the reason
 /// a rerun gives ("command changed", "environment 'FOO' changed", "action parameter 'url' changed").
@@ -46,7 +47,7 @@ extension TaskDefinition {
 
     /// The first key, in byte order, whose value differs or that only one side has.
     private static func firstDifferentKey(_ old: [String: String], _ new: [String: String]) -> String? {
-        Set(old.keys).union(new.keys).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.first { old[$0] != new[$0] }
+        Set(old.keys).union(new.keys).sorted { $0.precedesInByteOrder($1) }.first { old[$0] != new[$0] }
     }
 }
 

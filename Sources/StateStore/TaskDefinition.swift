@@ -140,7 +140,7 @@ public struct TaskDefinition: Sendable, Hashable {
         append("jobgraph task definition 1\n")
         field("action", [action])
         field("parameters", parameters)
-        let names = environment.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let names = environment.keys.sorted { $0.precedesInByteOrder($1) }
         field("environment", names.flatMap { [$0, environment[$0] ?? ""] })
         field("working_directory", [workingDirectory])
         field("inputs", inputs)

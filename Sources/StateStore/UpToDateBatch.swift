@@ -1,3 +1,4 @@
+import JobGraphBasics
 import PipelineModel
 
 /// Up-to-date checks of a whole run's tasks before it starts: the store is read once, in one transaction,
@@ -81,7 +82,7 @@ extension StateStore {
                     // Inputs of a task without fingerprints cannot be (the foreign key); passed over all the same.
                     // `==` first: a comparison of the bytes, where walking them as a sequence cost 40 M
                     // instructions for 30,000 rows.
-                    while let other = inputTask, other != task, other.utf8.lexicographicallyPrecedes(task.utf8) {
+                    while let other = inputTask, other != task, other.precedesInByteOrder(task) {
                         inputTask = try inputs.step() ? inputs.text(0) : nil
                     }
                     while let other = inputTask, other == task {
