@@ -22,8 +22,9 @@ class Measurement:
 TIME = "/usr/bin/time"
 
 
-def measure(command, cwd, timeout=600.0, keep_stdout=False, peak_rss=False):
+def measure(command, cwd, timeout=600.0, keep_stdout=False, peak_rss=False, environment=None):
     """Runs `command` in `cwd`, stdout discarded unless `keep_stdout`; returns its Measurement.
+    `environment`: variables set for the command on top of this process's.
 
     With `peak_rss`, the command runs under /usr/bin/time. Its rusage cannot come from this process's
     own wait4: Linux counts the parent's memory before exec into the child's ru_maxrss, and this
@@ -37,7 +38,8 @@ def measure(command, cwd, timeout=600.0, keep_stdout=False, peak_rss=False):
     with open(stderr_path, "wb") as stderr, open(stdout_path if keep_stdout else os.devnull, "wb") as stdout:
         start = time.perf_counter()
         # A session of its own, so a timeout kills the whole process group.
-        process = subprocess.Popen(command, cwd=cwd, stdout=stdout, stderr=stderr, start_new_session=True)
+        process = subprocess.Popen(command, cwd=cwd, stdout=stdout, stderr=stderr, start_new_session=True,
+                                   env=dict(os.environ, **environment) if environment else None)
         timed_out = threading.Event()
 
         def kill():

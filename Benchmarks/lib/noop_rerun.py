@@ -4,9 +4,18 @@
 The same layered graph (generate.py, fixed seed) in each tool's format, every task `touch out/ID` with
 its needs' outputs as inputs: jobgraph's tasks declare `inputs` and `outputs`, ninja's edges have
 implicit dependencies, make's rules prerequisites, go-task's tasks `sources` and `generates`. Each tool
-first builds the graph (timed, for information), then reruns it `--runs` times, the tools in
-alternation; the figure is the median rerun. A rerun counts only if the tool exits 0 and no file in
-`out/` changed (so it really did no work).
+first builds the graph (timed, for information), then reruns it, the tools in alternation, in two rounds
+of `--runs` reruns each:
+
+  first   the rerun a user makes right after a build. jobgraph checks every task and records the verdict
+          (docs/state.md). Each of these reruns sets JOBGRAPH_BENCH_ROUND to a new value: the recorded
+          verdict names the whole environment, so no rerun of this round can replay the one before.
+  later   the same command again, JOBGRAPH_BENCH_ROUND as in the last first-round rerun: jobgraph replays
+          the verdict that rerun recorded.
+
+The other tools ignore the variable; both rounds measure the same work for them. The figures are the
+median of each round. A rerun counts only if the tool exits 0 and no file in `out/` changed (so it
+really did no work).
 
     noop_rerun.py --jobgraph PATH [--size 10000] [--runs 3] [--jobs 2] [--tools jobgraph,ninja,make] [--keep]
 """
@@ -39,11 +48,12 @@ def generate_graph(shape, size, work, tools):
 
 
 def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=False, label="no-op rerun"):
-    """Builds the graph generate_graph wrote in `work` with each tool, then reruns it `runs` times, the tools
-    in alternation. Returns ({tool: (first build s, median rerun s, reruns, largest rerun peak RSS MiB)} for
-    the tools whose every rerun was a true no-op, whether any tool failed)."""
+    """Builds the graph generate_graph wrote in `work` with each tool, then reruns it in the two rounds the
+    module's description names, `runs` reruns each, the tools in alternation. Returns ({tool: NoOpFigures}
+    for the tools whose every rerun was a true no-op, whether any tool failed)."""
     tools = [tool for tool in tools if tool in TOOLS]
-    builds, before, reruns, rss = {}, {}, {tool: [] for tool in tools}, {tool: 0.0 for tool in tools}
+    builds, before, rss = {}, {}, {tool: 0.0 for tool in tools}
+    reruns = {tool: {"first": [], "later": []} for tool in tools}
     failed = set()
     for tool in tools:
         folder = os.path.join(work, tool)
@@ -57,12 +67,14 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
             continue
         builds[tool] = result.seconds
         print(f"  {label}: {tool:9} first build {result.seconds:.2f} s", file=sys.stderr, flush=True)
-    for _ in range(runs):
+    rounds = [("first", number) for number in range(runs)] + [("later", runs - 1)] * runs
+    for kind, number in rounds:
         for tool in tools:
             if tool in failed:
                 continue
             folder = os.path.join(work, tool)
-            result = measure(all_commands[tool], folder, timeout=timeout, keep_stdout=True, peak_rss=peak_rss)
+            result = measure(all_commands[tool], folder, timeout=timeout, keep_stdout=True, peak_rss=peak_rss,
+                             environment={"JOBGRAPH_BENCH_ROUND": str(number)})
             changed = sum(1 for name, mtime in snapshot(folder).items() if before[tool].get(name) != mtime)
             if result.status != 0 or result.timed_out or changed:
                 print(f"{label}: {tool}'s rerun exited {result.status} and changed {changed} outputs:\n"
@@ -77,13 +89,21 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
                           file=sys.stderr)
                     failed.add(tool)
                     continue
-            reruns[tool].append(result.seconds)
+            reruns[tool][kind].append(result.seconds)
             rss[tool] = max(rss[tool], result.peak_rss_mb)
             memory = f", {result.peak_rss_mb:.0f} MB" if peak_rss else ""
-            print(f"  {label}: {tool:9} rerun {result.seconds:.3f} s{memory}", file=sys.stderr, flush=True)
-    figures = {tool: (builds[tool], median(reruns[tool]), reruns[tool], rss[tool])
+            print(f"  {label}: {tool:9} {kind} rerun {result.seconds:.3f} s{memory}", file=sys.stderr, flush=True)
+    figures = {tool: NoOpFigures(builds[tool], median(reruns[tool]["first"]), median(reruns[tool]["later"]), rss[tool])
                for tool in tools if tool not in failed}
     return figures, bool(failed)
+
+
+class NoOpFigures:
+    """One tool's no-op figures: the build before (s), the median first and later rerun (s), the largest
+    rerun's peak memory (MiB)."""
+
+    def __init__(self, build, first, later, peak_mb):
+        self.build, self.first, self.later, self.peak_mb = build, first, later, peak_mb
 
 
 def parser(shell=False, prog=None):
@@ -107,17 +127,18 @@ def main(argv):
             shutil.rmtree(work, ignore_errors=True)
 
     print()
-    print(f"no-op rerun of the {args.size}-task layered graph (median of {args.runs}), --jobs {args.jobs}")
-    print("| tool | first build s | no-op rerun s | jobgraph / tool |")
-    print("|---|---|---|---|")
-    mine = figures.get("jobgraph", (None, None))[1]
+    print(f"no-op rerun of the {args.size}-task layered graph (median of {args.runs} per round), --jobs {args.jobs}")
+    print("| tool | first build s | first rerun s | later reruns s | jobgraph / tool, first | jobgraph / tool, later |")
+    print("|---|---|---|---|---|---|")
+    mine = figures.get("jobgraph")
     for tool in tools:
         if tool not in figures:
-            print(f"| {tool} | – | – | – |")
+            print(f"| {tool} | – | – | – | – | – |")
             continue
-        build, rerun, _, _ = figures[tool]
-        ratio = f"{mine / rerun:.1f}" if mine is not None and rerun > 0 else "–"
-        print(f"| {tool} | {build:.2f} | {rerun:.3f} | {ratio} |")
+        theirs = figures[tool]
+        first = f"{mine.first / theirs.first:.1f}" if mine is not None and theirs.first > 0 else "–"
+        later = f"{mine.later / theirs.later:.1f}" if mine is not None and theirs.later > 0 else "–"
+        print(f"| {tool} | {theirs.build:.2f} | {theirs.first:.3f} | {theirs.later:.3f} | {first} | {later} |")
     return 1 if failed else 0
 
 
