@@ -80,9 +80,7 @@ extension StateStore {
                     let task = rows.text(0)
                     var list: [TaskFingerprints.Input] = []
                     // Inputs of a task without fingerprints cannot be (the foreign key); passed over all the same.
-                    // `==` first: a comparison of the bytes, where walking them as a sequence cost 40 M
-                    // instructions for 30,000 rows.
-                    while let other = inputTask, other != task, other.precedesInByteOrder(task) {
+                    while let other = inputTask, other.precedesInByteOrder(task) {
                         inputTask = try inputs.step() ? inputs.text(0) : nil
                     }
                     while let other = inputTask, other == task {
