@@ -53,12 +53,15 @@ struct NoOpReplayAttempt {
     }
 
     /// After a normal run: keeps a record of its verdict when it may be replayed, else forgets any.
-    /// - Parameter eligible: whether the run was one to replay (local executor, no diagnostics, exit 0).
-    func keep(after recorder: RunRecorder, in store: StateStore, eligible: Bool, outputMode: OutputMode?) throws {
+    /// - Parameters:
+    ///   - eligible: whether the run was one to replay (local executor, no diagnostics, exit 0, no pipeline hook).
+    ///   - build: what a rerun that finds every task up to date would send, when the run ended with every task
+    ///     done; its record spares the rerun after a build its checks.
+    func keep(after recorder: RunRecorder, in store: StateStore, eligible: Bool, build: NoOpReplay?, outputMode: OutputMode?) throws {
         // A pipeline file changed while the run read it could hold a verdict on other bytes.
-        let unchanged = pipelineBytes != nil && PipelineLoader.bytes(ofFile: pipelineFile) == pipelineBytes
-        try store.recordReplay(after: recorder, capture: eligible && unchanged ? capture : nil, pipelineFile: pipelineFile,
-                               key: key, pipelineBytes: pipelineBytes, outputMode: outputMode?.rawValue)
+        let unchanged = eligible && pipelineBytes != nil && PipelineLoader.bytes(ofFile: pipelineFile) == pipelineBytes
+        try store.recordReplay(after: recorder, capture: unchanged ? capture : nil, build: unchanged ? build : nil,
+                               pipelineFile: pipelineFile, key: key, pipelineBytes: pipelineBytes, outputMode: outputMode?.rawValue)
     }
 
     /// A replay's exit status, or the signal's when SIGINT or SIGTERM came during it (the replay, which

@@ -57,10 +57,11 @@ extension RunContext {
 extension RunContext {
     /// After a run: records its verdict for a replay when `replay` allows one, else forgets any record.
     func keepReplay(_ replay: NoOpReplayAttempt?, after recorder: RunRecorder, pipelineFile: String, eligible: Bool,
-                    outputMode: OutputMode?) {
+                    build: @autoclosure () -> NoOpReplay?, outputMode: OutputMode?) {
         do {
             if let replay {
-                try replay.keep(after: recorder, in: state.store, eligible: eligible, outputMode: outputMode)
+                try replay.keep(after: recorder, in: state.store, eligible: eligible, build: eligible ? build() : nil,
+                                outputMode: outputMode)
             } else {
                 try state.store.forgetReplay(pipelineFile: pipelineFile)
             }

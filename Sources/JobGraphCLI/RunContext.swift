@@ -127,7 +127,14 @@ final class RunContext {
             Console.standardError.write(line: "warning: \(problem)")
         }
         let status = ExitStatus.of(result, writeFailures: writeFailures)
-        keepReplay(replay, after: recorder, pipelineFile: graph.pipeline.file, eligible: slurm == nil && status == ExitStatus.success, outputMode: graph.pipeline.output)
+        // A replay runs no pipeline hook, which a run that finds every task up to date runs: no record then.
+        let hasHook = graph.pipeline.onSuccess != nil || graph.pipeline.onFailure != nil
+        let everyTaskDone = result.failures.isEmpty && result.stop == nil && result.leftBehind.isEmpty
+            && (result.counts[.succeeded] ?? 0) + (result.counts[.upToDate] ?? 0) == graph.nodes.count
+        keepReplay(replay, after: recorder, pipelineFile: graph.pipeline.file,
+                   eligible: slurm == nil && status == ExitStatus.success && !hasHook,
+                   build: everyTaskDone ? NoOpReplay(everyTaskUpToDateIn: graph, configuration: configuration) : nil,
+                   outputMode: graph.pipeline.output)
         messageConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all) + slurmNotes)
         return FinishedRun(summary: result, status: status)
     }

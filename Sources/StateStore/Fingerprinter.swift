@@ -65,20 +65,24 @@ public struct Fingerprinter: Sendable {
     ///   - known: the stored records, by key.
     /// - Returns: the inputs in the order given; the records read afresh, to store (leaving out a file
     ///   that changed while it was read, so the next check reads it again); the first file that could
-    ///   not be read, whose hash is left empty.
+    ///   not be read, whose hash is left empty; the status each hash was taken at (`CheckedPaths`), complete
+    ///   only when no file was unreadable.
     func hashes(of files: [(key: String, path: String)], known: [String: FileRecord],
                 status examine: (String) -> FileStatus? = { FileStatus(path: $0) })
-        -> (inputs: [TaskFingerprints.Input], refreshed: [FileRecord], unreadable: String?) {
+        -> (inputs: [TaskFingerprints.Input], refreshed: [FileRecord], unreadable: String?, statuses: [FileStatus]) {
         var inputs: [TaskFingerprints.Input] = []
         var refreshed: [FileRecord] = []
         var unreadable: String?
+        var statuses: [FileStatus] = []
         inputs.reserveCapacity(files.count)
+        statuses.reserveCapacity(files.count)
         for file in files {
             guard let status = examine(file.path), status.kind == .regular else {
                 unreadable = unreadable ?? file.key
                 inputs.append(.init(path: file.key, sha256: ""))
                 continue
             }
+            statuses.append(status)
             if let record = known[file.key], status.matches(record) {
                 inputs.append(.init(path: file.key, sha256: record.sha256))
                 continue
@@ -95,6 +99,6 @@ public struct Fingerprinter: Sendable {
                 inputs.append(.init(path: file.key, sha256: ""))
             }
         }
-        return (inputs, refreshed, unreadable)
+        return (inputs, refreshed, unreadable, statuses)
     }
 }

@@ -22,11 +22,14 @@ public final class RunRecorder: TaskHistory {
     private let writer: HistoryWriter
     /// What the pre-pass found, for recording a replay of the run's verdict (`StateStore.recordReplay`).
     let replayFindings = Locked<ReplayFindings?>(nil)
+    /// What the checks of the tasks that ended examined, gathered by the history writer (`BuildEvidence`).
+    let buildEvidence = Locked(BuildEvidence())
 
     /// What `check` hands the Runner, for `started` and `ended` to use.
     struct CheckedTask: Sendable {
         var fingerprints: TaskFingerprints
         var hasTrustedSuccess: Bool
+        var checkedPaths: CheckedPaths?
     }
 
     /// What `check` hands the Runner for an untracked task: always out of date, so nothing in the store
@@ -44,8 +47,9 @@ public final class RunRecorder: TaskHistory {
         self.pipelineDirectory = pipelineDirectory
         let run = try store.beginRun(pipelineFile: pipelineFile, startTime: startTime, taskCount: taskCount, dropsOldRuns: false)
         self.run = run
-        let lostHistory = self.lostHistory
+        let lostHistory = self.lostHistory, buildEvidence = self.buildEvidence
         writer = HistoryWriter { rows in
+            buildEvidence.withLock { $0.note(rows) }
             do { try store.record(rows, run: run) } catch {
                 let lost = rows.count { if case .dropOldRuns = $0 { false } else { true } }  // task rows only
                 Self.note(lost, lostTo: error, in: lostHistory)
@@ -106,7 +110,8 @@ public final class RunRecorder: TaskHistory {
     /// The Runner's answer for a check, carrying what `started` and `ended` need.
     static func answer(_ check: UpToDateCheck) -> UpToDateAnswer {
         UpToDateAnswer(check.verdict.cause,
-                       fingerprints: CheckedTask(fingerprints: check.fingerprints, hasTrustedSuccess: check.hasTrustedSuccess))
+                       fingerprints: CheckedTask(fingerprints: check.fingerprints, hasTrustedSuccess: check.hasTrustedSuccess,
+                                                 checkedPaths: check.checkedPaths))
     }
 
     public func started(_ task: TaskID, answer: UpToDateAnswer?) {
@@ -123,13 +128,14 @@ public final class RunRecorder: TaskHistory {
             writer.append(.endedUntracked(record, definition: untracked.definition), flushed: state != .upToDate)
             return
         }
-        let fingerprints = (answer?.fingerprints as? CheckedTask)?.fingerprints
+        let checked = answer?.fingerprints as? CheckedTask
+        let fingerprints = checked?.fingerprints
         let record = TaskRecord(task: task, state: state, attempts: attempts, duration: duration, exitCode: exitCode,
                                 definition: fingerprints?.definition)
         // An untracked task (no inputs, no outputs) always runs: fingerprints of its success would never be
         // read, and storing them was a third of the history thread's work in a run of such tasks.
         let stored = state == .succeeded && answer?.cause != .untracked ? fingerprints : nil
-        writer.append(.ended(record, fingerprints: stored), flushed: state != .upToDate)
+        writer.append(.ended(record, fingerprints: stored, checked: checked?.checkedPaths), flushed: state != .upToDate)
     }
 
     /// Returns once every row recorded so far is committed, but for up-to-date verdicts (a kill loses them
@@ -137,6 +143,12 @@ public final class RunRecorder: TaskHistory {
     /// Safe from any thread.
     public func flush() {
         writer.flush()
+    }
+
+    /// Whether every row of the run's history reached the store and every check could read it: a replay
+    /// record after the run may rest on the history only then.
+    var recordedWholeHistory: Bool {
+        problems.withLock(\.isEmpty) && lostHistory.withLock(\.isEmpty)
     }
 
     /// Closes the run's record; returns the problems met along the way, for the user to see.

@@ -42,7 +42,8 @@ extension StateStore {
             let header = try database.query("SELECT jobs, critical_path FROM runs WHERE id = ?1", [.integer(id.rawValue)]) { row in
                 (jobs: row.optionalInteger(0).map { Int($0) }, path: row.optionalText(1))
             }.first
-            let attempts = try database.query("""
+            // A replayed run started nothing: the attempts of the build it repeats are not its own.
+            let attempts = try Self.isReplayed(id, in: database) ? [] : database.query("""
                 SELECT task, attempt, queue, slot, started, ended, outcome, exit_code, error, log_tail
                 FROM task_attempts WHERE run_id = \(Self.runHoldingRows) ORDER BY started, task, attempt
                 """, [.integer(id.rawValue)]) { row in

@@ -45,7 +45,7 @@ extension StateStore {
     func judge(_ task: TaskID, _ definition: TaskDefinition, files: [(key: String, path: String)], stored: StoredFingerprints?,
                known: [String: FileRecord], status: (String) -> FileStatus? = { FileStatus(path: $0) })
         -> (check: UpToDateCheck, refreshed: [FileRecord]) {
-        let (hashed, refreshed, unreadable) = fingerprinter.hashes(of: files, known: known, status: status)
+        let (hashed, refreshed, unreadable, statuses) = fingerprinter.hashes(of: files, known: known, status: status)
         let (fingerprint, encoding) = definition.fingerprintAndEncoding(knownFrom: stored)
         let fingerprints = TaskFingerprints(definition: fingerprint, inputs: hashed, definitionText: encoding)
         let verdict: UpToDateVerdict
@@ -58,7 +58,11 @@ extension StateStore {
         } else {
             verdict = .upToDate
         }
-        return (UpToDateCheck(verdict: verdict, fingerprints: fingerprints, hasTrustedSuccess: stored?.succeeded == true), refreshed)
+        var check = UpToDateCheck(verdict: verdict, fingerprints: fingerprints, hasTrustedSuccess: stored?.succeeded == true)
+        if unreadable == nil {
+            check.checkedPaths = CheckedPaths(definition, files: files, statuses: statuses, in: taskDirectory(definition), key: fileKey)
+        }
+        return (check, refreshed)
     }
 
     /// Keeps the content records of files read afresh, so the next check need not read them again.

@@ -61,7 +61,7 @@ extension StateStore {
     /// `recordTask` would one by one.
     public func record(_ writes: [HistoryWrite], run: RunID) throws {
         guard !writes.isEmpty else { return }
-        if writes.contains(where: { if case .ended(_, .some) = $0 { true } else { false } }) { filesChanged.withLock { $0 = true } }
+        if writes.contains(where: { if case .ended(_, .some, _) = $0 { true } else { false } }) { filesChanged.withLock { $0 = true } }
         let overtaken = Self.startsOvertaken(in: writes)
         try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) in
@@ -72,7 +72,7 @@ extension StateStore {
                         switch write {
                         case .started(let task):
                             if !overtaken.contains(index) { try Self.insertStart(of: task, run: run, in: database) }
-                        case .ended(let record, let fingerprints):
+                        case .ended(let record, let fingerprints, _):
                             try Self.insert(record, run: run, fingerprints: fingerprints, row: row, in: database)
                         case .endedUntracked(var record, let definition):
                             record.definition = definition.fingerprint

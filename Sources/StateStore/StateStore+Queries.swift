@@ -40,14 +40,24 @@ extension StateStore {
     /// Every task recorded for `run`, in task-id order.
     public func tasks(of run: RunID) throws -> [TaskRecord] {
         try withDatabase { database throws(SQLiteError) in
-            try database.query("""
+            let replayed = try Self.isReplayed(run, in: database)
+            return try database.query("""
                 SELECT task, state, attempts, duration, exit_code, definition FROM task_runs WHERE run_id = \(Self.runHoldingRows) ORDER BY task
                 """, [.integer(run.rawValue)]) { row in
-                TaskRecord(task: TaskID(row.text(0)), state: TaskState(rawValue: row.text(1)) ?? .executing,
-                           attempts: Int(row.integer(2)), duration: row.optionalReal(3),
-                           exitCode: row.optionalInteger(4).map { Int32(truncatingIfNeeded: $0) }, definition: row.optionalText(5))
+                if replayed { return TaskRecord(task: TaskID(row.text(0)), state: .upToDate, attempts: 0, definition: row.optionalText(5)) }
+                return TaskRecord(task: TaskID(row.text(0)), state: TaskState(rawValue: row.text(1)) ?? .executing,
+                                  attempts: Int(row.integer(2)), duration: row.optionalReal(3),
+                                  exitCode: row.optionalInteger(4).map { Int32(truncatingIfNeeded: $0) }, definition: row.optionalText(5))
             }
         }
+    }
+
+    /// Whether `run` replayed a verdict (docs/state.md): every task of it was up to date, whatever the rows
+    /// it shares say. The run it repeats may be the build whose tasks ran and left that verdict.
+    static func isReplayed(_ run: RunID, in database: SQLiteDatabase) throws(SQLiteError) -> Bool {
+        try database.query("SELECT replayed_run IS NOT NULL FROM runs WHERE id = ?1", [.integer(run.rawValue)]) {
+            $0.integer(0) != 0
+        }.first ?? false
     }
 
     /// Each task's median duration over its latest `samples` successful executions, in seconds: the
@@ -150,6 +160,11 @@ extension StateStore {
     }
 
     private static func stateCounts(of run: RunID, taskCount: Int, in database: SQLiteDatabase) throws(SQLiteError) -> TaskStateCounts {
+        if try isReplayed(run, in: database) {
+            var counts = TaskStateCounts()
+            counts.upToDate = taskCount
+            return counts
+        }
         let rows = try database.query("SELECT state, count(*) FROM task_runs WHERE run_id = \(runHoldingRows) GROUP BY state",
                                       [.integer(run.rawValue)]) {
             (state: TaskState(rawValue: $0.text(0)), count: Int($0.integer(1)))

@@ -83,9 +83,9 @@ extension StateStore {
                 try database.run("UPDATE runs SET outcome = 'interrupted' WHERE outcome IS NULL")
                 try database.run("""
                     INSERT INTO runs (pipeline, started_at, task_count, jobs, critical_path, replayed_run, task_rows_of)
-                    SELECT ?1, ?2, task_count, ?3, critical_path, id, coalesce(task_rows_of, id) FROM runs WHERE id = ?4
+                    SELECT ?1, ?2, task_count, ?3, ?5, id, coalesce(task_rows_of, id) FROM runs WHERE id = ?4
                     """, [.text(Self.pipelineKey(record.pipelineFile)), .real(startTime.timeIntervalSince1970),
-                          .integer(Int64(jobs)), source])
+                          .integer(Int64(jobs)), source, .text(record.criticalPath.map(\.rawValue).joined(separator: "\n"))])
                 let run = RunID(database.lastInsertRowID)
                 try dropOldRuns(of: record.pipelineFile, in: database)  // usually nothing, after `makeRoomForRun`
                 return run
@@ -93,40 +93,77 @@ extension StateStore {
         }
     }
 
-    /// After a run, keeps a replay record of its verdict when the run may be replayed (see docs/state.md),
-    /// else forgets any record of the pipeline: in one transaction, whose generation check makes sure the
-    /// tables are still as the run's checks read them.
+    /// After a run, keeps a replay record of its verdict when the next run may replay it (see docs/state.md),
+    /// else forgets any record of the pipeline. Two runs leave one:
+    /// - a run that found every task up to date before it started: its own events, and the paths its
+    ///   pre-pass examined, in one transaction whose generation check makes sure the tables are still as
+    ///   the pre-pass read them;
+    /// - a build that ended with every task done (`build`): the events a rerun that finds every task up
+    ///   to date sends, and the paths its tasks' checks examined (`BuildEvidence`), with the tables as the
+    ///   build left them, each task's success in them.
     /// - Parameters:
-    ///   - recorder: the run's history, whose pre-pass findings the record rests on.
+    ///   - recorder: the run's history, whose findings the record rests on; finished.
     ///   - capture: the run's events, as `NoOpReplay` must send them again; `nil` when the run was not eligible.
+    ///   - build: what a rerun finding every task up to date sends; `nil` when the run was not eligible.
     ///   - key: `NoOpReplayRecord.key` of the command.
     ///   - pipelineBytes: the pipeline file as read before the run loaded it, and still the same after the run.
     /// - Returns: whether a record was kept.
     @discardableResult
-    public func recordReplay(after recorder: RunRecorder, capture: NoOpReplayCapture?, pipelineFile: String, key: [UInt8],
-                             pipelineBytes: [UInt8]?, outputMode: String?) throws -> Bool {
-        let pipeline = Self.pipelineKey(pipelineFile)
-        let findings = recorder.replayFindings.withLock { $0 }
-        guard let captured = capture?.capturedRun, let findings, let pipelineBytes, findings.evidence.isReplayable,
-              findings.evidence.upToDateTasks == captured.tasks.count else {
+    public func recordReplay(after recorder: RunRecorder, capture: NoOpReplayCapture?, build: NoOpReplay? = nil,
+                             pipelineFile: String, key: [UInt8], pipelineBytes: [UInt8]?, outputMode: String?) throws -> Bool {
+        guard let pipelineBytes else {
             try forgetReplay(pipelineFile: pipelineFile)
             return false
         }
-        let record = NoOpReplayRecord(key: key, pipelineBytes: pipelineBytes, generation: findings.evidence.generation,
-                                      sourceRun: recorder.run, pipelineFile: captured.pipelineFile, outputMode: outputMode,
-                                      paths: findings.paths,
-                                      tasks: captured.tasks, criticalPath: captured.criticalPath)
+        let findings = recorder.replayFindings.withLock { $0 }
+        if let captured = capture?.capturedRun, let findings, findings.evidence.isReplayable,
+           findings.evidence.upToDateTasks == captured.tasks.count {
+            let record = NoOpReplayRecord(key: key, pipelineBytes: pipelineBytes, generation: findings.evidence.generation,
+                                          sourceRun: recorder.run, pipelineFile: captured.pipelineFile, outputMode: outputMode,
+                                          paths: findings.paths, tasks: captured.tasks, criticalPath: captured.criticalPath)
+            // A run whose pre-pass refreshed a file record (an input copied over, same content) moved the
+            // generation since its checks: then the verdict rests on what its checks examined, as a build's.
+            if try keep(record, as: pipelineFile, when: { generation, _ throws(SQLiteError) in generation == record.generation }) {
+                return true
+            }
+        }
+        let paths = recorder.buildEvidence.withLock { evidence in
+            evidence.doneTasks == build?.tasks.count ? evidence.examinedPaths(in: directory) : nil
+        }
+        guard let build, let paths, recorder.recordedWholeHistory else {
+            try forgetReplay(pipelineFile: pipelineFile)
+            return false
+        }
+        // The generation is the one the build's last write left: the run lock kept every other run out.
+        let record = NoOpReplayRecord(key: key, pipelineBytes: pipelineBytes, generation: 0, sourceRun: recorder.run,
+                                      pipelineFile: build.pipelineFile, outputMode: outputMode, paths: paths, tasks: build.tasks,
+                                      criticalPath: build.criticalPath)
+        return try keep(record, as: pipelineFile) { _, database throws(SQLiteError) in
+            // Every task's success is in the tables (a history row lost to a full disk would leave one out).
+            let trusted = try database.query("""
+                SELECT count(*) FROM task_runs t JOIN task_fingerprints f ON f.task = t.task WHERE t.run_id = ?1 AND f.succeeded = 1
+                """, [.integer(recorder.run.rawValue)]) { $0.integer(0) }.first
+            return trusted == Int64(build.tasks.count)
+        }
+    }
+
+    /// Stores `record` as the replay record of `pipelineFile`, in one transaction, when `holds` says so of the
+    /// tables' generation as they are now (which the stored record then names); else forgets any record.
+    private func keep(_ record: NoOpReplayRecord, as pipelineFile: String,
+                      when holds: (Int64, SQLiteDatabase) throws(SQLiteError) -> Bool) throws -> Bool {
+        let pipeline = Self.pipelineKey(pipelineFile)
         let body = record.body
         return try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) -> Bool in
-                guard try Self.generation(in: database) == record.generation else {
+                let generation = try Self.generation(in: database)
+                guard try holds(generation, database) else {
                     try database.run("DELETE FROM noop_replays WHERE pipeline = ?1", [.text(pipeline)])
                     return false
                 }
                 try database.run("""
                     INSERT OR REPLACE INTO noop_replays (pipeline, key, pipeline_bytes, generation, source_run, task_count, body)
                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                    """, [.text(pipeline), .blob(key), .blob(pipelineBytes), .integer(record.generation),
+                    """, [.text(pipeline), .blob(record.key), .blob(record.pipelineBytes), .integer(generation),
                           .integer(record.sourceRun.rawValue), .integer(Int64(record.tasks.count)), .blob(body)])
                 return true
             }

@@ -5,9 +5,10 @@ import Testing
 import Glibc
 #endif
 
-/// The no-op replay through the built binary (docs/state.md, "A no-op rerun replays"): once a run found
-/// every task up to date, the next identical run repeats that verdict without checking, and shows and
-/// records the same; any change it depends on gives a normal run that does exactly the work it must.
+/// The no-op replay through the built binary (docs/state.md, "A no-op rerun replays"): once a build ended
+/// with every task done, or a run found every task up to date, the next identical run repeats the verdict
+/// "every task up to date" without checking, and shows and records what a checked rerun does; any change it
+/// depends on gives a normal run that does exactly the work it must.
 @Suite(.timeLimit(.minutes(3)))
 struct NoOpReplayTests {
     /// `a -> b` read and write files; `c` writes a variable's value.
@@ -32,8 +33,8 @@ struct NoOpReplayTests {
 
     static let allTasks: Set = ["a", "b", "c"]
 
-    /// A folder whose pipeline ran (run 1), was found up to date (run 2, which records the verdict) and
-    /// was replayed (run 3).
+    /// A folder whose pipeline was built (run 1, which records the verdict its rerun would reach) and
+    /// rerun (run 2, a replay of that verdict).
     private func replayingFolder() async throws -> PipelineFolder {
         let folder = try PipelineFolder(Self.pipeline)
         try folder.write("alpha\nbeta\n", to: "src/words.txt")
@@ -42,9 +43,7 @@ struct NoOpReplayTests {
         #expect(first.executed == Self.allTasks)
         let second = try await folder.run()
         #expect(second.upToDate == Self.allTasks)
-        let third = try await folder.run()
-        #expect(third.upToDate == Self.allTasks)
-        #expect(try await replayed(in: folder) == [3: 2])
+        #expect(try await replayed(in: folder) == [2: 1])
         return folder
     }
 
@@ -97,36 +96,145 @@ struct NoOpReplayTests {
             .split(separator: "\n").map(String.init)
     }
 
-    @Test func aReplayedRunShowsAndRecordsWhatTheNoOpRunItRepeatsDid() async throws {
+    @Test func theRerunAfterABuildReplaysItAndShowsWhatACheckedRerunShows() async throws {
         let folder = try PipelineFolder(Self.pipeline)
         defer { folder.remove() }
         try folder.write("alpha\nbeta\n", to: "src/words.txt")
         #expect(try await folder.run().executed == Self.allTasks)
-        let normal = try await folder.run()
         let replay = try await folder.run()
-        #expect(try await replayed(in: folder) == [3: 2], "the second no-op rerun is a replay of the first")
+        #expect(try await replayed(in: folder) == [2: 1], "the rerun after the build replays the build's verdict")
+        // Another environment: the recorded verdict does not apply, so this run checks every task.
+        let checkedEnvironment = JobGraphBinary.environment.merging(["UNRELATED": "1"]) { $1 }
+        let checked = try await folder.run(environment: checkedEnvironment)
+        #expect(try await replayed(in: folder) == [2: 1], "run 3 checked its tasks")
 
-        #expect(normal.status == 0 && replay.status == 0)
-        #expect(Self.comparable(replay.events) == Self.comparable(normal.events))
-        #expect(Self.comparable(replay.outcome.outputLines) == Self.comparable(normal.outcome.outputLines))
+        #expect(checked.status == 0 && replay.status == 0)
+        #expect(checked.upToDate == Self.allTasks)
+        #expect(Self.comparable(replay.events) == Self.comparable(checked.events))
+        #expect(Self.comparable(replay.outcome.outputLines) == Self.comparable(checked.outcome.outputLines))
         #expect(replay.outcome.outputLines.contains { $0.hasPrefix("3 up-to-date in ") }, "\(replay.outcome.outputLines)")
-        #expect(replay.outcome.standardError == normal.outcome.standardError)
-        #expect(await Self.historyRows(of: 2, in: folder).count == 3)
-        #expect(await Self.historyRows(of: 3, in: folder).isEmpty, "the replayed run shares run 2's rows rather than copying them")
+        #expect(replay.outcome.standardError == checked.outcome.standardError)
+        #expect(await Self.historyRows(of: 1, in: folder).count == 3)
+        #expect(await Self.historyRows(of: 2, in: folder).isEmpty, "the replayed run shares run 1's rows rather than copying them")
 
-        // The history reads as before, and says which run was replayed.
+        // A run that checked every task records its verdict too: the same command again replays it.
+        #expect(try await folder.run(environment: checkedEnvironment).upToDate == Self.allTasks)
+        #expect(try await replayed(in: folder) == [2: 1, 4: 3])
+
+        // The history shows the replayed run as up to date, as the run it repeats would have been, and says
+        // which run's verdict it repeated.
         let history = try await folder.history()
         #expect(history.status == 0)
-        #expect(history.outputLines.contains { $0.contains("#3") && $0.contains("3 up-to-date; replayed run 2: nothing changed") },
+        #expect(history.outputLines.contains { $0.contains("#2") && $0.contains("3 up-to-date; replayed run 1: nothing changed") },
                 "\(history.outputLines)")
-        #expect(history.outputLines.contains { $0.contains("#2") && !$0.contains("replayed") })
-        let report = try await JobGraphBinary.run(["report", "p.yaml", "--run", "3", "-o", "3.html"], in: folder.directory)
+        #expect(history.outputLines.contains { $0.contains("#1") && $0.contains("3 succeeded") && !$0.contains("replayed") })
+        #expect(history.outputLines.contains { $0.contains("#3") && !$0.contains("replayed") })
+        let report = try await JobGraphBinary.run(["report", "p.yaml", "--run", "2", "-o", "2.html"], in: folder.directory)
         #expect(report.status == 0, "\(report.standardError)")
-        #expect(report.standardOutput.contains("run 3 of p.yaml"))
-        _ = try await JobGraphBinary.run(["report", "p.yaml", "--run", "2", "-o", "2.html"], in: folder.directory)
-        let tasksShown = ["2.html", "3.html"].map { page in Self.taskTitles(in: folder.directory.read(page) ?? "") }
-        #expect(tasksShown[1].count == 3 && tasksShown[1].allSatisfy { $0.hasSuffix(": up-to-date") }, "\(tasksShown[1])")
-        #expect(tasksShown[1] == tasksShown[0], "the report of run 3 shows the tasks of run 2, whose rows it shares")
+        #expect(report.standardOutput.contains("run 2 of p.yaml"))
+        _ = try await JobGraphBinary.run(["report", "p.yaml", "--run", "3", "-o", "3.html"], in: folder.directory)
+        let pages = ["2.html", "3.html"].map { folder.directory.read($0) ?? "" }
+        let tasksShown = pages.map(Self.taskTitles)
+        #expect(tasksShown[0].count == 3 && tasksShown[0].allSatisfy { $0.hasSuffix(": up-to-date") }, "\(tasksShown[0])")
+        #expect(tasksShown[0] == tasksShown[1], "the report of run 2 shows what the checked run 3 shows")
+        let withoutNumbers = pages.map { $0.replacingOccurrences(of: "[0-9]+", with: "", options: .regularExpression) }
+        #expect(withoutNumbers[0] == withoutNumbers[1], "the report of run 2 shows none of the build's attempts")
+    }
+
+    /// A pipeline whose events depend on its queues, priorities and exclusive categories: the replay of a
+    /// build must send them in the order a checked rerun does.
+    static let scheduledPipeline = """
+        version: 1
+        queues:
+          slow: {max_concurrent: 1}
+        tasks:
+          setup:
+            run: mkdir -p out && touch out/setup
+            outputs: [out/setup]
+          low:
+            needs: [setup]
+            priority: low
+            queue: slow
+            run: touch out/low
+            inputs: [out/setup]
+            outputs: [out/low]
+          high:
+            needs: [setup]
+            priority: high
+            queue: slow
+            exclusive: [disk]
+            run: touch out/high
+            inputs: [out/setup]
+            outputs: [out/high]
+          other:
+            run: mkdir -p out && touch out/other
+            exclusive: [disk]
+            outputs: [out/other]
+          last:
+            needs: [low, high, other]
+            run: cat out/low out/high out/other > out/last
+            inputs: [out/low, out/high, out/other]
+            outputs: [out/last]
+        """
+
+    @Test func theReplayOfABuildKeepsTheOrderOfQueuesPrioritiesAndExclusivity() async throws {
+        let folder = try PipelineFolder(Self.scheduledPipeline)
+        defer { folder.remove() }
+        let build = try await folder.run()
+        #expect(build.status == 0, "\(build.outcome.standardError)")
+        #expect(build.executed.count == 5)
+        let replay = try await folder.run()
+        let checked = try await folder.run(environment: JobGraphBinary.environment.merging(["UNRELATED": "1"]) { $1 })
+        #expect(try await replayed(in: folder) == [2: 1])
+        #expect(replay.upToDate.count == 5 && checked.upToDate.count == 5)
+        #expect(Self.comparable(replay.events) == Self.comparable(checked.events))
+    }
+
+    @Test func aBuildLeavesNoVerdictWhenItsRerunMightDoOtherwise() async throws {
+        // Each pipeline is built, then rerun twice: no run may be replayed.
+        let pipelines = [
+            // A task failed: its rerun runs it again.
+            "failed": """
+                version: 1
+                tasks:
+                  a: {run: "touch a.out; test -f go", outputs: [a.out], allow_failure: true}
+                """,
+            // An input named by a pattern: a new file that matches it is for the rerun to find.
+            "pattern": """
+                version: 1
+                tasks:
+                  a: {run: "mkdir -p src && touch src/x.txt", outputs: [src/x.txt]}
+                  b: {needs: [a], run: cat src/*.txt > b.out, inputs: ["src/*.txt"], outputs: [b.out]}
+                """,
+            // A task without inputs or outputs runs every time.
+            "untracked": """
+                version: 1
+                tasks:
+                  a: {run: touch a.out, outputs: [a.out]}
+                  b: {run: echo b}
+                """,
+        ]
+        for (name, pipeline) in pipelines.sorted(by: { $0.key < $1.key }) {
+            let folder = try PipelineFolder(pipeline)
+            defer { folder.remove() }
+            _ = try await folder.run()
+            _ = try await folder.run()
+            _ = try await folder.run()
+            #expect(try await replayed(in: folder).isEmpty, "\(name): a run recorded a verdict")
+        }
+    }
+
+    @Test func aPipelineHookRunsOnEveryRerunSoNoneIsReplayed() async throws {
+        let folder = try PipelineFolder("""
+            version: 1
+            on_success: echo done >> hook.log
+            tasks:
+              a: {run: touch a.out, outputs: [a.out]}
+            """)
+        defer { folder.remove() }
+        for _ in 0..<3 { #expect(try await folder.run().status == 0) }
+        #expect(try await replayed(in: folder).isEmpty)
+        #expect(folder.directory.read("hook.log") == "done\ndone\ndone\n", "a no-op rerun runs the hook, so a replay could not")
     }
 
     /// A change the verdict depends on, and the tasks a run must then execute.
@@ -172,8 +280,9 @@ struct NoOpReplayTests {
         #expect(changed.status == 0, "\(changed.outcome.standardError)")
         #expect(changed.executed == invalidation.executed)
         #expect(changed.upToDate == Self.allTasks.subtracting(invalidation.executed))
-        #expect(try await replayed(in: folder) == [3: 2], "run 4 is no replay")
-        // The same command again finds everything up to date, then replays that.
+        #expect(try await replayed(in: folder) == [2: 1], "run 3 is no replay")
+        // The same command again finds everything up to date: it replays the verdict run 3 left, but after
+        // `--force`, which records none, it checks every task, and the run after it replays that.
         let again = try await folder.run(invalidation.arguments == ["--force"] ? [] : invalidation.arguments,
                                          environment: invalidation.environment)
         #expect(again.upToDate == Self.allTasks)
@@ -181,7 +290,8 @@ struct NoOpReplayTests {
                                         environment: invalidation.environment)
         #expect(last.upToDate == Self.allTasks)
         let replays = try await replayed(in: folder)
-        #expect(replays[6] != nil, "\(replays)")
+        let expected = invalidation.arguments == ["--force"] ? [2: 1, 5: 4] : [2: 1, 4: 3, 5: 3]
+        #expect(replays == expected)
     }
 
     @Test func anotherPipelineInTheFolderRunningATaskOfTheSameNameEndsTheReplay() async throws {
@@ -199,32 +309,32 @@ struct NoOpReplayTests {
         let changed = try await folder.run()
         #expect(changed.executed == ["a"], "p.yaml's 'a' was last recorded as q.yaml's")
         #expect(changed.upToDate == ["b", "c"])
-        #expect(try await replayed(in: folder)[5] == nil)
+        #expect(try await replayed(in: folder)[4] == nil)
     }
 
     @Test func theRecordSurvivesTheDropOfTheOldestRuns() async throws {
         let folder = try await replayingFolder()
         defer { folder.remove() }
-        // 50 runs are kept; each replay shares the rows of run 2, which recorded the verdict.
+        // 50 runs are kept; each replay shares the rows of run 1, the build that recorded the verdict.
         for _ in 0..<50 {
             let run = try await folder.run()
             #expect(run.status == 0)
             #expect(run.upToDate == Self.allTasks)
         }
         let replays = try await replayed(in: folder)
-        #expect(replays[53] == 2, "\(replays.sorted { $0.key < $1.key }.suffix(3))")
+        #expect(replays[52] == 1, "\(replays.sorted { $0.key < $1.key }.suffix(3))")
         let history = try await folder.history([])
-        #expect(history.outputLines.contains { $0.contains("#53") && $0.contains("3 up-to-date; replayed run 2: nothing changed") },
+        #expect(history.outputLines.contains { $0.contains("#52") && $0.contains("3 up-to-date; replayed run 1: nothing changed") },
                 "\(history.outputLines)")
-        #expect(await Self.historyRows(of: 2, in: folder).count == 3)
+        #expect(await Self.historyRows(of: 1, in: folder).count == 3)
         let kept = await folder.python("""
             import sqlite3, sys
             database = sqlite3.connect(sys.argv[1])
-            print(database.execute("SELECT count(*), min(id) FROM runs WHERE id > 2").fetchone(),
-                  database.execute("SELECT count(*) FROM runs WHERE id <= 2").fetchone()[0],
+            print(database.execute("SELECT count(*), min(id) FROM runs WHERE id > 1").fetchone(),
+                  database.execute("SELECT count(*) FROM runs WHERE id <= 1").fetchone()[0],
                   database.execute("SELECT count(*) FROM task_runs").fetchone()[0])
             """, arguments: [folder.directory.file(".jobgraph/state.db")])
-        #expect(kept == "(50, 4) 1 3", "the latest 50 runs are kept, and run 2, whose 3 task rows they share")
+        #expect(kept == "(50, 3) 1 3", "the latest 50 runs are kept, and run 1, whose 3 task rows they share")
         #expect(await folder.integrityCheck() == "ok")
     }
 }

@@ -1,0 +1,34 @@
+/// What one task's up-to-date check examined, kept for a replay record made after the run: the status of
+/// each input file when its hash was taken, and the task's outputs. A build that ends with every task done
+/// records from these (`BuildEvidence`) the verdict its rerun would reach, so that rerun can replay it.
+///
+/// Only for a task whose inputs and outputs are all named outright, with every input an existing regular
+/// file: a pattern, a folder or a missing input leaves the rerun something to find that these do not say.
+public struct CheckedPaths: Sendable, Equatable {
+    struct Input: Sendable, Equatable {
+        /// The store's key of the file (`StateStore.fileKey`).
+        var key: String
+        var status: FileStatus
+    }
+
+    var inputs: [Input]
+    /// The store's keys of the outputs.
+    var outputs: [String]
+
+    /// - Parameters:
+    ///   - files: the input files the check hashed, with their keys; `statuses`, the status each hash was taken at.
+    ///   - directory: the task's folder, which its patterns are relative to.
+    init?(_ definition: TaskDefinition, files: [(key: String, path: String)], statuses: [FileStatus], in directory: String,
+          key: (String) -> String) {
+        guard files.count == definition.inputs.count, statuses.count == files.count,
+              definition.inputs.allSatisfy({ Fingerprinter.literalPath($0, in: directory) != nil }) else { return nil }
+        var outputs: [String] = []
+        outputs.reserveCapacity(definition.outputs.count)
+        for pattern in definition.outputs {
+            guard let path = Fingerprinter.literalPath(pattern, in: directory) else { return nil }
+            outputs.append(key(path))
+        }
+        inputs = zip(files, statuses).map { Input(key: $0.key, status: $1) }
+        self.outputs = outputs
+    }
+}
