@@ -4,18 +4,22 @@
 The same layered graph (generate.py, fixed seed) in each tool's format, every task `touch out/ID` with
 its needs' outputs as inputs: jobgraph's tasks declare `inputs` and `outputs`, ninja's edges have
 implicit dependencies, make's rules prerequisites, go-task's tasks `sources` and `generates`. Each tool
-first builds the graph (timed, for information), then reruns it, the tools in alternation, in two rounds
+first builds the graph (timed, for information), then reruns it, the tools in alternation, in three rounds
 of `--runs` reruns each:
 
-  first   the rerun a user makes right after a build. jobgraph checks every task and records the verdict
-          (docs/state.md). Each of these reruns sets JOBGRAPH_BENCH_ROUND to a new value: the recorded
-          verdict names the whole environment, so no rerun of this round can replay the one before.
-  later   the same command again, JOBGRAPH_BENCH_ROUND as in the last first-round rerun: jobgraph replays
-          the verdict that rerun recorded.
+  first    the rerun a user makes right after a build, in the build's environment. jobgraph replays the
+           verdict the build recorded (docs/state.md). Before each of these reruns but the first, jobgraph's
+           outputs are deleted and it builds the graph again (not timed), with JOBGRAPH_BENCH_ROUND set to
+           the rerun's number, as the rerun has it.
+  checked  a rerun whose environment differs from the run before (JOBGRAPH_BENCH_ROUND set to a new
+           value each time): the recorded verdict names the whole environment, so jobgraph checks every
+           task, as after a change it cannot see through, and records the verdict.
+  later    the same command again, JOBGRAPH_BENCH_ROUND as in the last checked rerun: jobgraph replays the
+           verdict that rerun recorded.
 
-The other tools ignore the variable; both rounds measure the same work for them. The figures are the
-median of each round. A rerun counts only if the tool exits 0 and no file in `out/` changed (so it
-really did no work).
+The other tools ignore the variable and are not built again; each round measures the same work for them.
+The figures are the median of each round. A rerun counts only if the tool exits 0 and no file in `out/`
+changed (so it really did no work).
 
     noop_rerun.py --jobgraph PATH [--size 10000] [--runs 3] [--jobs 2] [--tools jobgraph,ninja,make] [--keep]
 """
@@ -32,6 +36,7 @@ from measure import measure, median, scratch_folder  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = ("jobgraph", "ninja", "make", "task")  # the spawn loop has nothing to skip
+ROUNDS = ("first", "checked", "later")
 
 
 def snapshot(folder):
@@ -53,12 +58,13 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
     for the tools whose every rerun was a true no-op, whether any tool failed)."""
     tools = [tool for tool in tools if tool in TOOLS]
     builds, before, rss = {}, {}, {tool: 0.0 for tool in tools}
-    reruns = {tool: {"first": [], "later": []} for tool in tools}
+    reruns = {tool: {kind: [] for kind in ROUNDS} for tool in tools}
     failed = set()
     for tool in tools:
         folder = os.path.join(work, tool)
         os.makedirs(os.path.join(folder, "out"), exist_ok=True)
-        result = measure(all_commands[tool], folder, timeout=timeout)
+        # In the first rerun's environment: jobgraph's build records the verdict for that command.
+        result = measure(all_commands[tool], folder, timeout=timeout, environment={"JOBGRAPH_BENCH_ROUND": "0"})
         before[tool] = snapshot(folder)
         if result.status != 0 or result.timed_out or len(before[tool]) != size:
             print(f"{label}: {tool}'s first build exited {result.status} with {len(before[tool])} of "
@@ -67,14 +73,20 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
             continue
         builds[tool] = result.seconds
         print(f"  {label}: {tool:9} first build {result.seconds:.2f} s", file=sys.stderr, flush=True)
-    rounds = [("first", number) for number in range(runs)] + [("later", runs - 1)] * runs
+    rounds = ([("first", number) for number in range(runs)] + [("checked", runs + number) for number in range(runs)]
+              + [("later", 2 * runs - 1)] * runs)
     for kind, number in rounds:
         for tool in tools:
             if tool in failed:
                 continue
             folder = os.path.join(work, tool)
+            environment = {"JOBGRAPH_BENCH_ROUND": str(number)}
+            if tool == "jobgraph" and kind == "first" and number > 0 and not rebuild(tool, all_commands, folder,
+                                                                                  environment, before, size, timeout, label):
+                failed.add(tool)
+                continue
             result = measure(all_commands[tool], folder, timeout=timeout, keep_stdout=True, peak_rss=peak_rss,
-                             environment={"JOBGRAPH_BENCH_ROUND": str(number)})
+                             environment=environment)
             changed = sum(1 for name, mtime in snapshot(folder).items() if before[tool].get(name) != mtime)
             if result.status != 0 or result.timed_out or changed:
                 print(f"{label}: {tool}'s rerun exited {result.status} and changed {changed} outputs:\n"
@@ -93,17 +105,33 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
             rss[tool] = max(rss[tool], result.peak_rss_mb)
             memory = f", {result.peak_rss_mb:.0f} MB" if peak_rss else ""
             print(f"  {label}: {tool:9} {kind} rerun {result.seconds:.3f} s{memory}", file=sys.stderr, flush=True)
-    figures = {tool: NoOpFigures(builds[tool], median(reruns[tool]["first"]), median(reruns[tool]["later"]), rss[tool])
+    figures = {tool: NoOpFigures(builds[tool], *(median(reruns[tool][kind]) for kind in ROUNDS), rss[tool])
                for tool in tools if tool not in failed}
     return figures, bool(failed)
 
 
-class NoOpFigures:
-    """One tool's no-op figures: the build before (s), the median first and later rerun (s), the largest
-    rerun's peak memory (MiB)."""
+def rebuild(tool, all_commands, folder, environment, before, size, timeout, label):
+    """Deletes the tool's outputs and builds the graph again in `environment`; notes the new outputs in
+    `before`. Returns whether the build made every output."""
+    out = os.path.join(folder, "out")
+    for name in os.listdir(out):
+        os.remove(os.path.join(out, name))
+    result = measure(all_commands[tool], folder, timeout=timeout, environment=environment)
+    before[tool] = snapshot(folder)
+    if result.status != 0 or result.timed_out or len(before[tool]) != size:
+        print(f"{label}: {tool}'s build exited {result.status} with {len(before[tool])} of {size} outputs:\n"
+              f"{result.stderr_tail}", file=sys.stderr)
+        return False
+    print(f"  {label}: {tool:9} build again {result.seconds:.2f} s", file=sys.stderr, flush=True)
+    return True
 
-    def __init__(self, build, first, later, peak_mb):
-        self.build, self.first, self.later, self.peak_mb = build, first, later, peak_mb
+
+class NoOpFigures:
+    """One tool's no-op figures: the build before (s), the median first, checked and later rerun (s), the
+    largest rerun's peak memory (MiB)."""
+
+    def __init__(self, build, first, checked, later, peak_mb):
+        self.build, self.first, self.checked, self.later, self.peak_mb = build, first, checked, later, peak_mb
 
 
 def parser(shell=False, prog=None):
@@ -128,17 +156,19 @@ def main(argv):
 
     print()
     print(f"no-op rerun of the {args.size}-task layered graph (median of {args.runs} per round), --jobs {args.jobs}")
-    print("| tool | first build s | first rerun s | later reruns s | jobgraph / tool, first | jobgraph / tool, later |")
-    print("|---|---|---|---|---|---|")
+    print("| tool | first build s | first rerun s | checked rerun s | later reruns s "
+          "| jobgraph / tool, first | checked | later |")
+    print("|---|---|---|---|---|---|---|---|")
     mine = figures.get("jobgraph")
     for tool in tools:
         if tool not in figures:
-            print(f"| {tool} | – | – | – | – | – |")
+            print(f"| {tool} | – | – | – | – | – | – | – |")
             continue
         theirs = figures[tool]
-        first = f"{mine.first / theirs.first:.1f}" if mine is not None and theirs.first > 0 else "–"
-        later = f"{mine.later / theirs.later:.1f}" if mine is not None and theirs.later > 0 else "–"
-        print(f"| {tool} | {theirs.build:.2f} | {theirs.first:.3f} | {theirs.later:.3f} | {first} | {later} |")
+        ratios = [f"{getattr(mine, kind) / getattr(theirs, kind):.1f}" if mine is not None and getattr(theirs, kind) > 0
+                  else "–" for kind in ROUNDS]
+        print(f"| {tool} | {theirs.build:.2f} | {theirs.first:.3f} | {theirs.checked:.3f} | {theirs.later:.3f} | "
+              + " | ".join(ratios) + " |")
     return 1 if failed else 0
 
 

@@ -59,7 +59,7 @@ struct NoOpReplayAttempt {
     ///     done; its record spares the rerun after a build its checks.
     func keep(after recorder: RunRecorder, in store: StateStore, eligible: Bool, build: NoOpReplay?, outputMode: OutputMode?) throws {
         // A pipeline file changed while the run read it could hold a verdict on other bytes.
-        let unchanged = eligible && pipelineBytes != nil && PipelineLoader.bytes(ofFile: pipelineFile) == pipelineBytes
+        let unchanged = eligible && pipelineBytes.map { PipelineLoader.file(pipelineFile, holds: $0) } == true
         try store.recordReplay(after: recorder, capture: unchanged ? capture : nil, build: unchanged ? build : nil,
                                pipelineFile: pipelineFile, key: key, pipelineBytes: pipelineBytes, outputMode: outputMode?.rawValue)
     }

@@ -78,6 +78,31 @@ public enum PipelineLoader {
         try? readFile(path).get()  // the reason is not needed: unreadable means no replay
     }
 
+    /// Whether the file holds exactly `expected`, compared a chunk at a time: a run checks after it ended
+    /// that its pipeline file did not change, and a copy of a 12 MB file came on top of the run's peak.
+    public static func file(_ path: String, holds expected: [UInt8]) -> Bool {
+        var descriptor: Int32
+        repeat { descriptor = open(path, O_RDONLY | O_CLOEXEC) } while descriptor == -1 && errno == EINTR
+        guard descriptor >= 0 else { return false }
+        defer { _ = close(descriptor) }
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var offset = 0
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            if count == 0 { return offset == expected.count }
+            guard expected.count - offset >= count else { return false }
+            let same = chunk.withUnsafeBytes { read in
+                expected.withUnsafeBytes { whole in memcmp(read.baseAddress!, whole.baseAddress! + offset, count) == 0 }
+            }
+            guard same else { return false }
+            offset += count
+        }
+    }
+
     /// The whole file, read with POSIX calls so the reason for a failure is the system's own words.
     private static func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
         func failure() -> ReadFailure { ReadFailure(message: String(cString: strerror(errno))) }

@@ -69,7 +69,12 @@ public struct NoOpReplayRecord: Sendable, Equatable {
 
     /// `paths`, `tasks`, `pipelineFile` and `criticalPath`: the part read only once everything else matched.
     var body: [UInt8] {
-        var writer = ReplayBytesWriter()
+        // Lengths and integers are 8 bytes each; UTF-8 counts of native strings cost nothing to ask.
+        var capacity = 64 + pipelineFile.utf8.count + (outputMode?.utf8.count ?? 0)
+        for examined in paths { capacity += 40 + examined.path.utf8.count }
+        for task in tasks { capacity += 32 + task.id.rawValue.utf8.count + task.queue.utf8.count + (task.reason?.utf8.count ?? 0) }
+        for id in criticalPath { capacity += 8 + id.rawValue.utf8.count }
+        var writer = ReplayBytesWriter(capacity: capacity)
         writer.append(pipelineFile)
         writer.append(optional: outputMode)
         writer.append(Int64(paths.count))

@@ -4,6 +4,14 @@
 struct ReplayBytesWriter {
     private(set) var bytes: [UInt8] = []
 
+    init() {}
+
+    /// A writer for about `capacity` bytes: a record of 100,000 tasks (13 MB) grown by doubling held up to
+    /// 24 MB at once.
+    init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
+    }
+
     mutating func append(_ value: Int64) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }

@@ -118,27 +118,32 @@ extension StateStore {
         let findings = recorder.replayFindings.withLock { $0 }
         if let captured = capture?.capturedRun, let findings, findings.evidence.isReplayable,
            findings.evidence.upToDateTasks == captured.tasks.count {
-            let record = NoOpReplayRecord(key: key, pipelineBytes: pipelineBytes, generation: findings.evidence.generation,
-                                          sourceRun: recorder.run, pipelineFile: captured.pipelineFile, outputMode: outputMode,
-                                          paths: findings.paths, tasks: captured.tasks, criticalPath: captured.criticalPath)
+            let generation = findings.evidence.generation
+            let row = ReplayRow(NoOpReplayRecord(key: key, pipelineBytes: pipelineBytes, generation: generation,
+                                                 sourceRun: recorder.run, pipelineFile: captured.pipelineFile, outputMode: outputMode,
+                                                 paths: findings.paths, tasks: captured.tasks, criticalPath: captured.criticalPath))
             // A run whose pre-pass refreshed a file record (an input copied over, same content) moved the
             // generation since its checks: then the verdict rests on what its checks examined, as a build's.
-            if try keep(record, as: pipelineFile, when: { generation, _ throws(SQLiteError) in generation == record.generation }) {
+            if try keep(row, as: pipelineFile, when: { current, _ throws(SQLiteError) in current == generation }) {
                 return true
             }
         }
-        let paths = recorder.buildEvidence.withLock { evidence in
-            evidence.doneTasks == build?.tasks.count ? evidence.examinedPaths(in: directory) : nil
+        // Taken out of the recorder: its memory goes once the record is made (100,000 paths: about 10 MB).
+        let evidence = recorder.buildEvidence.withLock { evidence in
+            var taken = BuildEvidence()
+            swap(&taken, &evidence)
+            return taken
         }
-        guard let build, let paths, recorder.recordedWholeHistory else {
+        guard let build, evidence.doneTasks == build.tasks.count, recorder.recordedWholeHistory,
+              let paths = evidence.examinedPaths(in: directory) else {
             try forgetReplay(pipelineFile: pipelineFile)
             return false
         }
         // The generation is the one the build's last write left: the run lock kept every other run out.
-        let record = NoOpReplayRecord(key: key, pipelineBytes: pipelineBytes, generation: 0, sourceRun: recorder.run,
-                                      pipelineFile: build.pipelineFile, outputMode: outputMode, paths: paths, tasks: build.tasks,
-                                      criticalPath: build.criticalPath)
-        return try keep(record, as: pipelineFile) { _, database throws(SQLiteError) in
+        let row = ReplayRow(NoOpReplayRecord(key: key, pipelineBytes: pipelineBytes, generation: 0, sourceRun: recorder.run,
+                                             pipelineFile: build.pipelineFile, outputMode: outputMode, paths: consume paths,
+                                             tasks: build.tasks, criticalPath: build.criticalPath))
+        return try keep(row, as: pipelineFile) { _, database throws(SQLiteError) in
             // Every task's success is in the tables (a history row lost to a full disk would leave one out).
             let trusted = try database.query("""
                 SELECT count(*) FROM task_runs t JOIN task_fingerprints f ON f.task = t.task WHERE t.run_id = ?1 AND f.succeeded = 1
@@ -147,12 +152,29 @@ extension StateStore {
         }
     }
 
-    /// Stores `record` as the replay record of `pipelineFile`, in one transaction, when `holds` says so of the
+    /// A replay record as `noop_replays` stores it: made before the transaction, so the record's paths and
+    /// tasks are gone while SQLite copies the row.
+    private struct ReplayRow {
+        var key: [UInt8]
+        var pipelineBytes: [UInt8]
+        var sourceRun: RunID
+        var taskCount: Int
+        var body: [UInt8]
+
+        init(_ record: NoOpReplayRecord) {
+            key = record.key
+            pipelineBytes = record.pipelineBytes
+            sourceRun = record.sourceRun
+            taskCount = record.tasks.count
+            body = record.body
+        }
+    }
+
+    /// Stores `row` as the replay record of `pipelineFile`, in one transaction, when `holds` says so of the
     /// tables' generation as they are now (which the stored record then names); else forgets any record.
-    private func keep(_ record: NoOpReplayRecord, as pipelineFile: String,
+    private func keep(_ row: ReplayRow, as pipelineFile: String,
                       when holds: (Int64, SQLiteDatabase) throws(SQLiteError) -> Bool) throws -> Bool {
         let pipeline = Self.pipelineKey(pipelineFile)
-        let body = record.body
         return try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) -> Bool in
                 let generation = try Self.generation(in: database)
@@ -160,11 +182,11 @@ extension StateStore {
                     try database.run("DELETE FROM noop_replays WHERE pipeline = ?1", [.text(pipeline)])
                     return false
                 }
-                try database.run("""
+                try database.runBindingBlobsInPlace("""
                     INSERT OR REPLACE INTO noop_replays (pipeline, key, pipeline_bytes, generation, source_run, task_count, body)
                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                    """, [.text(pipeline), .blob(record.key), .blob(record.pipelineBytes), .integer(generation),
-                          .integer(record.sourceRun.rawValue), .integer(Int64(record.tasks.count)), .blob(body)])
+                    """, [.text(pipeline), .blob(row.key), .blob(row.pipelineBytes), .integer(generation),
+                          .integer(row.sourceRun.rawValue), .integer(Int64(row.taskCount)), .blob(row.body)])
                 return true
             }
         }

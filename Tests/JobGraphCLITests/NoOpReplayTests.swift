@@ -190,6 +190,41 @@ struct NoOpReplayTests {
         #expect(Self.comparable(replay.events) == Self.comparable(checked.events))
     }
 
+    /// 300 tasks in layers, each but the first layer's needing two tasks of earlier layers, picked by a
+    /// fixed linear congruential sequence: many orders in which a Plan could end them.
+    static var layeredPipeline: String {
+        var lines = ["version: 1", "tasks:"]
+        var state: UInt64 = 42
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for index in 0..<300 {
+            let id = String(format: "t%03d", index)
+            guard index >= 20 else {
+                lines.append("  \(id): {run: mkdir -p out && touch out/\(id), outputs: [out/\(id)]}")
+                continue
+            }
+            let needs = Set([next(index), next(index)]).sorted().map { String(format: "t%03d", $0) }
+            lines.append("  \(id): {run: touch out/\(id), needs: [\(needs.joined(separator: ", "))], "
+                         + "inputs: [\(needs.map { "out/" + $0 }.joined(separator: ", "))], outputs: [out/\(id)]}")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    @Test func theReplayOfABuildEndsTasksInTheOrderACheckedRerunDoes() async throws {
+        let folder = try PipelineFolder(Self.layeredPipeline)
+        defer { folder.remove() }
+        let build = try await folder.run(["--jobs", "2"])
+        #expect(build.status == 0, "\(build.outcome.standardError)")
+        #expect(build.executed.count == 300)
+        let replay = try await folder.run(["--jobs", "2"])
+        let checked = try await folder.run(["--jobs", "2"], environment: JobGraphBinary.environment.merging(["UNRELATED": "1"]) { $1 })
+        #expect(try await replayed(in: folder) == [2: 1])
+        #expect(replay.upToDate.count == 300 && checked.upToDate.count == 300)
+        #expect(Self.comparable(replay.events) == Self.comparable(checked.events))
+    }
+
     @Test func aBuildLeavesNoVerdictWhenItsRerunMightDoOtherwise() async throws {
         // Each pipeline is built, then rerun twice: no run may be replayed.
         let pipelines = [
