@@ -56,11 +56,12 @@ struct NoOpReplayAttempt {
     /// - Parameters:
     ///   - eligible: whether the run was one to replay (local executor, no diagnostics, exit 0, no pipeline hook).
     ///   - build: what a rerun that finds every task up to date would send, when the run ended with every task
-    ///     done; its record spares the rerun after a build its checks.
-    func keep(after recorder: RunRecorder, in store: StateStore, eligible: Bool, build: NoOpReplay?, outputMode: OutputMode?) throws {
+    ///     done; its record spares the rerun after a build its checks. Asked for only when needed.
+    func keep(after recorder: RunRecorder, in store: StateStore, eligible: Bool, build: () -> NoOpReplay?,
+              outputMode: OutputMode?) throws {
         // A pipeline file changed while the run read it could hold a verdict on other bytes.
         let unchanged = eligible && pipelineBytes.map { PipelineLoader.file(pipelineFile, holds: $0) } == true
-        try store.recordReplay(after: recorder, capture: unchanged ? capture : nil, build: unchanged ? build : nil,
+        try store.recordReplay(after: recorder, capture: unchanged ? capture : nil, build: { unchanged ? build() : nil },
                                pipelineFile: pipelineFile, key: key, pipelineBytes: pipelineBytes, outputMode: outputMode?.rawValue)
     }
 

@@ -60,7 +60,7 @@ extension RunContext {
                     build: @autoclosure () -> NoOpReplay?, outputMode: OutputMode?) {
         do {
             if let replay {
-                try replay.keep(after: recorder, in: state.store, eligible: eligible, build: eligible ? build() : nil,
+                try replay.keep(after: recorder, in: state.store, eligible: eligible, build: build,
                                 outputMode: outputMode)
             } else {
                 try state.store.forgetReplay(pipelineFile: pipelineFile)

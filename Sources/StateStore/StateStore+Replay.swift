@@ -104,12 +104,13 @@ extension StateStore {
     /// - Parameters:
     ///   - recorder: the run's history, whose findings the record rests on; finished.
     ///   - capture: the run's events, as `NoOpReplay` must send them again; `nil` when the run was not eligible.
-    ///   - build: what a rerun finding every task up to date sends; `nil` when the run was not eligible.
+    ///   - build: what a rerun finding every task up to date sends; `nil` when the run was not eligible. Asked
+    ///     for only when the run's own events cannot serve (it takes a pass over the graph).
     ///   - key: `NoOpReplayRecord.key` of the command.
     ///   - pipelineBytes: the pipeline file as read before the run loaded it, and still the same after the run.
     /// - Returns: whether a record was kept.
     @discardableResult
-    public func recordReplay(after recorder: RunRecorder, capture: NoOpReplayCapture?, build: NoOpReplay? = nil,
+    public func recordReplay(after recorder: RunRecorder, capture: NoOpReplayCapture?, build: () -> NoOpReplay? = { nil },
                              pipelineFile: String, key: [UInt8], pipelineBytes: [UInt8]?, outputMode: String?) throws -> Bool {
         guard let pipelineBytes else {
             try forgetReplay(pipelineFile: pipelineFile)
@@ -134,7 +135,7 @@ extension StateStore {
             swap(&taken, &evidence)
             return taken
         }
-        guard let build, evidence.doneTasks == build.tasks.count, recorder.recordedWholeHistory,
+        guard evidence.isComplete, recorder.recordedWholeHistory, let build = build(), evidence.doneTasks == build.tasks.count,
               let paths = evidence.examinedPaths(in: directory) else {
             try forgetReplay(pipelineFile: pipelineFile)
             return false
