@@ -54,7 +54,8 @@ struct NoOpReplayAttempt {
 
     /// After a normal run: keeps a record of its verdict when it may be replayed, else forgets any.
     /// - Parameters:
-    ///   - eligible: whether the run was one to replay (local executor, no diagnostics, exit 0, no pipeline hook).
+    ///   - eligible: whether the run was one to replay (local executor, no diagnostics, exit 0, no pipeline
+    ///     `on_success`).
     ///   - build: what a rerun that finds every task up to date would send, when the run ended with every task
     ///     done; its record spares the rerun after a build its checks. Asked for only when needed.
     func keep(after recorder: RunRecorder, in store: StateStore, eligible: Bool, build: () -> NoOpReplay?,

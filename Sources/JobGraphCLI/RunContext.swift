@@ -127,8 +127,9 @@ final class RunContext {
             Console.standardError.write(line: "warning: \(problem)")
         }
         let status = ExitStatus.of(result, writeFailures: writeFailures)
-        // A replay runs no pipeline hook, which a run that finds every task up to date runs: no record then.
-        let hasHook = graph.pipeline.onSuccess != nil || graph.pipeline.onFailure != nil
+        // A run that finds every task up to date runs the pipeline's `on_success`, a replay runs nothing: no
+        // record then. (`on_failure` follows a failure, which a replayed run never has.)
+        let hasHook = graph.pipeline.onSuccess != nil
         let everyTaskDone = result.failures.isEmpty && result.stop == nil && result.leftBehind.isEmpty
             && (result.counts[.succeeded] ?? 0) + (result.counts[.upToDate] ?? 0) == graph.nodes.count
         keepReplay(replay, after: recorder, pipelineFile: graph.pipeline.file,

@@ -270,6 +270,16 @@ struct NoOpReplayTests {
         for _ in 0..<3 { #expect(try await folder.run().status == 0) }
         #expect(try await replayed(in: folder).isEmpty)
         #expect(folder.directory.read("hook.log") == "done\ndone\ndone\n", "a no-op rerun runs the hook, so a replay could not")
+
+        // `on_failure` runs only after a failure, which a replayed run never has.
+        try folder.rewrite("""
+            version: 1
+            on_failure: echo failed >> hook.log
+            tasks:
+              a: {run: touch a.out, outputs: [a.out]}
+            """)
+        for _ in 0..<2 { #expect(try await folder.run().status == 0) }
+        #expect(try await replayed(in: folder) == [5: 4])
     }
 
     /// A change the verdict depends on, and the tasks a run must then execute.
