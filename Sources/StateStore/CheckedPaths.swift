@@ -20,8 +20,22 @@ public struct CheckedPaths: Sendable, Equatable {
     ///   - directory: the task's folder, which its patterns are relative to.
     init?(_ definition: TaskDefinition, files: [(key: String, path: String)], statuses: [FileStatus], in directory: String,
           key: (String) -> String) {
-        guard files.count == definition.inputs.count, statuses.count == files.count,
-              definition.inputs.allSatisfy({ Fingerprinter.literalPath($0, in: directory) != nil }) else { return nil }
+        guard statuses.count == files.count, files.count <= definition.inputs.count else { return nil }
+        // The files hashed must be exactly the paths the inputs name: a folder named as an input stands for
+        // the files in it, which a file added later would change.
+        var named: [String] = []
+        named.reserveCapacity(definition.inputs.count)
+        for pattern in definition.inputs {
+            guard let path = Fingerprinter.literalPath(pattern, in: directory) else { return nil }
+            named.append(path)
+        }
+        if named.count > 1 {
+            named.sort { $0.precedesInByteOrder($1) }
+            var unique: [String] = []
+            for path in named where unique.last != path { unique.append(path) }
+            named = unique
+        }
+        guard named.elementsEqual(files.lazy.map(\.path)) else { return nil }
         var outputs: [String] = []
         outputs.reserveCapacity(definition.outputs.count)
         for pattern in definition.outputs {

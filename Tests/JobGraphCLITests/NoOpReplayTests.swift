@@ -259,6 +259,23 @@ struct NoOpReplayTests {
         }
     }
 
+    @Test func aFolderAsAnInputKeepsTheBuildFromRecordingAVerdict() async throws {
+        // The folder holds one file when the build checks `use`: a file added later must make it run again.
+        let folder = try PipelineFolder("""
+            version: 1
+            tasks:
+              gen: {run: "mkdir -p src && echo a > src/a.txt", outputs: [src/a.txt]}
+              use: {needs: [gen], run: "cat src/* > all.txt", inputs: [src], outputs: [all.txt]}
+            """)
+        defer { folder.remove() }
+        #expect(try await folder.run().executed == ["gen", "use"])
+        try folder.write("b\n", to: "src/b.txt")
+        let rerun = try await folder.run()
+        #expect(rerun.executed == ["use"], "\(rerun.outcome.outputLines)")
+        #expect(try await replayed(in: folder).isEmpty)
+        #expect(folder.directory.read("all.txt") == "a\nb\n")
+    }
+
     @Test func aPipelineHookRunsOnEveryRerunSoNoneIsReplayed() async throws {
         let folder = try PipelineFolder("""
             version: 1
