@@ -16,26 +16,12 @@ public struct CheckedPaths: Sendable, Equatable {
     var outputs: [String]
 
     /// - Parameters:
-    ///   - files: the input files the check hashed, with their keys; `statuses`, the status each hash was taken at.
+    ///   - files: the input files the check hashed, with their keys, when each input named one of them outright
+    ///     (`Fingerprinter.filesNamed`); `statuses`, the status each hash was taken at.
     ///   - directory: the task's folder, which its patterns are relative to.
     init?(_ definition: TaskDefinition, files: [(key: String, path: String)], statuses: [FileStatus], in directory: String,
           key: (String) -> String) {
-        guard statuses.count == files.count, files.count <= definition.inputs.count else { return nil }
-        // The files hashed must be exactly the paths the inputs name: a folder named as an input stands for
-        // the files in it, which a file added later would change.
-        var named: [String] = []
-        named.reserveCapacity(definition.inputs.count)
-        for pattern in definition.inputs {
-            guard let path = Fingerprinter.literalPath(pattern, in: directory) else { return nil }
-            named.append(path)
-        }
-        if named.count > 1 {
-            named.sort { $0.precedesInByteOrder($1) }
-            var unique: [String] = []
-            for path in named where unique.last != path { unique.append(path) }
-            named = unique
-        }
-        guard named.elementsEqual(files.lazy.map(\.path)) else { return nil }
+        guard statuses.count == files.count else { return nil }
         var outputs: [String] = []
         outputs.reserveCapacity(definition.outputs.count)
         for pattern in definition.outputs {

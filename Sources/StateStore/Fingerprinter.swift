@@ -20,23 +20,33 @@ public struct Fingerprinter: Sendable {
 
     /// - Parameter status: how a path without wildcards is examined (a whole-run check examines each once).
     func files(matching patterns: [String], in directory: String, status: (String) -> FileStatus?) -> [String] {
+        filesNamed(by: patterns, in: directory, status: status).files
+    }
+
+    /// `files(matching:in:status:)`, and whether each pattern named one existing regular file outright: no
+    /// wildcard, no folder (which stands for the files in it), none missing. Only then do the files say
+    /// all the patterns could match (`CheckedPaths`).
+    func filesNamed(by patterns: [String], in directory: String, status: (String) -> FileStatus?)
+        -> (files: [String], namedOutright: Bool) {
         var files: [String] = []
+        var namedOutright = true
         for pattern in patterns {
             // The usual input is one file named outright: one examination, no set, no sort.
             if let path = Self.literalPath(pattern, in: directory), let kind = status(path)?.kind, kind != .directory {
-                if kind == .regular { files.append(path) }
+                if kind == .regular { files.append(path) } else { namedOutright = false }
                 continue
             }
+            namedOutright = false
             files += GlobPattern(pattern).files(in: directory)
         }
-        guard files.count > 1 else { return files }
+        guard files.count > 1 else { return (files, namedOutright) }
         files.sort { $0.precedesInByteOrder($1) }
         // Sorted, so a file two patterns match stands twice in a row.
-        guard zip(files, files.dropFirst()).contains(where: { $0 == $1 }) else { return files }
+        guard zip(files, files.dropFirst()).contains(where: { $0 == $1 }) else { return (files, namedOutright) }
         var unique: [String] = []
         unique.reserveCapacity(files.count)
         for file in files where unique.last != file { unique.append(file) }
-        return unique
+        return (unique, namedOutright)
     }
 
     /// The first of `patterns` that names nothing: a path without wildcards must exist (file or folder),

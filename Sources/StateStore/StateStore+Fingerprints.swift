@@ -17,13 +17,13 @@ extension StateStore {
         // Never up to date, whatever is stored: a success recorded while it still declared paths was for
         // another definition. Nothing to read.
         if definition.isUntracked { return Self.untrackedCheck(definition) }
-        let files = inputFiles(of: definition)
+        let inputs = inputFiles(of: definition)
         let (stored, known) = try withDatabase { database throws(SQLiteError) in
             try database.readTransaction { () throws(SQLiteError) in
-                (try Self.storedFingerprints(of: task, in: database), try Self.fileRecords(files.map(\.key), in: database))
+                (try Self.storedFingerprints(of: task, in: database), try Self.fileRecords(inputs.files.map(\.key), in: database))
             }
         }
-        let (check, refreshed) = judge(task, definition, files: files, stored: stored, known: known)
+        let (check, refreshed) = judge(task, definition, inputs: inputs, stored: stored, known: known)
         if !refreshed.isEmpty { try storeFileRecords(refreshed) }
         return check
     }
@@ -33,18 +33,21 @@ extension StateStore {
         UpToDateCheck(verdict: .outOfDate(.untracked), fingerprints: TaskFingerprints(definition: definition.fingerprint, inputs: []))
     }
 
-    /// The files a definition's `inputs` name now, each with its store key.
+    /// The files a definition's `inputs` name now, each with its store key, and whether each input named one
+    /// existing regular file outright (`Fingerprinter.filesNamed`).
     func inputFiles(of definition: TaskDefinition, status: (String) -> FileStatus? = { FileStatus(path: $0) })
-        -> [(key: String, path: String)] {
-        fingerprinter.files(matching: definition.inputs, in: taskDirectory(definition), status: status).map { (key: fileKey($0), path: $0) }
+        -> (files: [(key: String, path: String)], namedOutright: Bool) {
+        let found = fingerprinter.filesNamed(by: definition.inputs, in: taskDirectory(definition), status: status)
+        return (found.files.map { (key: fileKey($0), path: $0) }, found.namedOutright)
     }
 
     /// The verdict on a tracked task from what the store holds and the files say; also the file records
     /// read afresh, for the caller to store. The one place that decides (per task or for a whole run).
     /// - Parameter status: how a path is examined; a whole-run check passes one that examines each path once.
-    func judge(_ task: TaskID, _ definition: TaskDefinition, files: [(key: String, path: String)], stored: StoredFingerprints?,
-               known: [String: FileRecord], status: (String) -> FileStatus? = { FileStatus(path: $0) })
+    func judge(_ task: TaskID, _ definition: TaskDefinition, inputs: (files: [(key: String, path: String)], namedOutright: Bool),
+               stored: StoredFingerprints?, known: [String: FileRecord], status: (String) -> FileStatus? = { FileStatus(path: $0) })
         -> (check: UpToDateCheck, refreshed: [FileRecord]) {
+        let files = inputs.files
         let (hashed, refreshed, unreadable, statuses) = fingerprinter.hashes(of: files, known: known, status: status)
         let (fingerprint, encoding) = definition.fingerprintAndEncoding(knownFrom: stored)
         let fingerprints = TaskFingerprints(definition: fingerprint, inputs: hashed, definitionText: encoding)
@@ -59,7 +62,7 @@ extension StateStore {
             verdict = .upToDate
         }
         var check = UpToDateCheck(verdict: verdict, fingerprints: fingerprints, hasTrustedSuccess: stored?.succeeded == true)
-        if unreadable == nil {
+        if inputs.namedOutright && unreadable == nil {
             check.checkedPaths = CheckedPaths(definition, files: files, statuses: statuses, in: taskDirectory(definition), key: fileKey)
         }
         return (check, refreshed)

@@ -33,8 +33,8 @@ public final class UpToDateBatch {
     /// The verdict on `task`, as `StateStore.checkUpToDate` would give it now.
     public func check(_ task: TaskID, definition: TaskDefinition) -> UpToDateCheck {
         if definition.isUntracked { return StateStore.untrackedCheck(definition) }
-        let files = store.inputFiles(of: definition, status: examine)
-        var (check, fresh) = store.judge(task, definition, files: files, stored: stored[task.rawValue], known: known, status: examine)
+        let inputs = store.inputFiles(of: definition, status: examine)
+        var (check, fresh) = store.judge(task, definition, inputs: inputs, stored: stored[task.rawValue], known: known, status: examine)
         refreshed += fresh
         replayEvidence.note(check.verdict.isUpToDate, definition: definition, in: store.taskDirectory(definition), status: examine)
         // A task up to date records nothing, so the run need not hold its definition's text (3 MB for
