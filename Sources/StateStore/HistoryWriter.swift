@@ -7,8 +7,9 @@ import Foundation
 /// between one child's exit and the next child's spawn. Rows now queue in memory and this thread commits
 /// whatever has queued since its last commit, so the faster tasks end, the larger each transaction.
 ///
-/// A row that must be durable before the run goes on (the withdrawal of a trusted success before its
-/// task executes) is appended with `waitUntilWritten`, which returns once its transaction committed. The
+/// A row that must be durable before the run goes on is appended with `waitUntilWritten`, which returns
+/// once its transaction committed: the withdrawal of a trusted success before its task executes, when the
+/// recorder could not commit it at once itself (`RunRecorder.started`). The
 /// rest gather for up to `interval`, or until `flush()`, which the run's observers call before they show
 /// a batch of events: what a user sees has ended is recorded, and a kill right after loses nothing shown.
 /// A prompt commit per finished task instead cost a tenth of a 10,000-task run's wall time.

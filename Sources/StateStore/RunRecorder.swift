@@ -6,9 +6,10 @@ import PipelineModel
 /// One run's link to the state store: the Runner's `TaskHistory`.
 ///
 /// Rows go to a `HistoryWriter`, which commits them in order on its own thread, many to a transaction.
-/// Only the withdrawal of a trusted success before its task executes waits for its commit (or a kill
-/// midway would leave half-written outputs looking up to date). A kill loses at most rows that cost
-/// nothing: starts, ends whose task then runs again, and up-to-date verdicts the next run reaches again.
+/// Only the withdrawal of a trusted success before its task executes is committed at once, on the
+/// caller's thread (or a kill midway would leave half-written outputs looking up to date). A kill loses
+/// at most rows that cost nothing: starts, ends whose task then runs again, and up-to-date verdicts the
+/// next run reaches again.
 ///
 /// A failure to read or write the store never fails a task: it is kept and reported once by `finish`.
 public final class RunRecorder: TaskHistory {
@@ -119,6 +120,20 @@ public final class RunRecorder: TaskHistory {
         // no success (as `StateStore.untrackedCheck`); its end withdraws any.
         let hasTrustedSuccess = answer?.fingerprints is UntrackedTask ? false
             : (answer?.fingerprints as? CheckedTask)?.hasTrustedSuccess ?? true
+        if hasTrustedSuccess {
+            // Withdrawn here, in a statement of its own, before the task executes. Waiting instead for the
+            // writer to commit it with every row queued before it cost about 200 µs a task: a rebuild of
+            // 10,000 tasks whose outputs were deleted took 8.1 s, 6.1 s without the waits (farm-bench).
+            // Those rows may now commit after it; a kill loses them as it could before: ends whose task
+            // then runs again.
+            do {
+                try store.withdrawSuccess(of: task)
+                writer.append(.started(task))
+                return
+            } catch {
+                // The writer tries again with the history row, and the task waits for that as before.
+            }
+        }
         writer.append(.started(task), waitUntilWritten: hasTrustedSuccess)
     }
 

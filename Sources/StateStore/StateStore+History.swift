@@ -113,6 +113,12 @@ extension StateStore {
         try withdrawSuccess(of: task, in: database)
     }
 
+    /// The task's last success is no longer trusted, committed at once: it is about to execute, and a kill
+    /// midway must not leave its half-written outputs looking up to date.
+    public func withdrawSuccess(of task: TaskID) throws {
+        try withDatabase { database throws(SQLiteError) in try Self.withdrawSuccess(of: task, in: database) }
+    }
+
     /// The task's last success is no longer trusted: it started executing again, or ended without one.
     private static func withdrawSuccess(of task: TaskID, in database: SQLiteDatabase) throws(SQLiteError) {
         try database.run("UPDATE task_fingerprints SET succeeded = 0 WHERE task = ?1", [.text(task.rawValue)])
