@@ -123,7 +123,10 @@ public struct RunReportPage {
                 + "fill=\"\(Self.laneMarkerColor)\"/>"
             svg += "<text x=\"20\" y=\"\(Int(y + Self.laneHeight / 2) + 4)\" class=\"lane\">slot \(lane + 1)</text>\n"
         }
-        for attempt in report.attempts {
+        // Successes first: a bar is at least 3 pixels wide, so the next attempt in its lane may start over it,
+        // and a failure that took a millisecond must not vanish under the success that followed it.
+        let drawingOrder = report.attempts.filter { $0.outcome == .succeeded } + report.attempts.filter { $0.outcome != .succeeded }
+        for attempt in drawingOrder {
             let end = attempt.end ?? span
             let x = Self.gutter + attempt.start / span * Self.plotWidth
             // A pixel short of its end, so bars that follow each other stay apart; wide enough to see.

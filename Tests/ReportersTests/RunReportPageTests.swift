@@ -41,6 +41,17 @@ import TaskGraph
         #expect(html.contains("marker-end=\"url(#arrow)\""), "the edge build -> test")
     }
 
+    @Test func aFailureIsDrawnOverTheSuccessThatFollowedItInItsLane() throws {
+        // A failure that took a millisecond gets a bar 3 pixels wide; the next attempt in the lane starts inside it.
+        let html = try page(attempts: [
+            TaskAttempt(task: "test", attempt: 1, queue: "default", slot: 0, start: 0, end: 0.001, outcome: .failed, exitCode: 1),
+            TaskAttempt(task: "build", attempt: 1, queue: "default", slot: 0, start: 0.001, end: 4, outcome: .succeeded, exitCode: 0),
+        ], states: ["build": .succeeded, "test": .failed])
+        let failed = try #require(html.range(of: "fill=\"\(RunReportPage.color(of: .failed))\" data-tip"))
+        let succeeded = try #require(html.range(of: "fill=\"\(RunReportPage.color(of: .succeeded))\" data-tip"))
+        #expect(succeeded.lowerBound < failed.lowerBound, "SVG paints later shapes over earlier ones")
+    }
+
     @Test func aRunWithoutAttemptsSaysSoInsteadOfAnEmptyTimeline() throws {
         let html = try page(attempts: [], states: ["build": .upToDate, "test": .upToDate])
         #expect(html.contains("No task executed in this run"))
