@@ -81,49 +81,50 @@ public enum PipelineLoader {
     /// Whether the file holds exactly `expected`, compared a chunk at a time: a run checks after it ended
     /// that its pipeline file did not change, and a copy of a 12 MB file came on top of the run's peak.
     public static func file(_ path: String, holds expected: [UInt8]) -> Bool {
-        var descriptor: Int32
-        repeat { descriptor = open(path, O_RDONLY | O_CLOEXEC) } while descriptor == -1 && errno == EINTR
-        guard descriptor >= 0 else { return false }
-        defer { _ = close(descriptor) }
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var offset = 0
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return false
+        let readToEnd = readChunks(of: path) { chunk in
+            guard expected.count - offset >= chunk.count else { return false }
+            let same = expected.withUnsafeBytes { whole in
+                chunk.isEmpty || memcmp(chunk.baseAddress!, whole.baseAddress! + offset, chunk.count) == 0
             }
-            if count == 0 { return offset == expected.count }
-            guard expected.count - offset >= count else { return false }
-            let same = chunk.withUnsafeBytes { read in
-                expected.withUnsafeBytes { whole in memcmp(read.baseAddress!, whole.baseAddress! + offset, count) == 0 }
-            }
-            guard same else { return false }
-            offset += count
+            offset += chunk.count
+            return same
         }
+        return (try? readToEnd.get()) == true && offset == expected.count
     }
 
     /// The whole file, read with POSIX calls so the reason for a failure is the system's own words.
     private static func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
+        var bytes: [UInt8] = []
+        // Sized from the start: appending chunks to a 60 MB file would copy it a dozen times and
+        // leave up to twice its size allocated.
+        return readChunks(of: path, size: { bytes.reserveCapacity($0) }) { chunk in
+            bytes.append(contentsOf: chunk)
+            return true
+        }.map { _ in bytes }
+    }
+
+    /// Reads the file 64 KB at a time, handing each chunk to `take` until it returns `false`.
+    /// - Parameter size: told the file's size first, when it is known.
+    /// - Returns: whether every chunk was taken, to the file's end.
+    private static func readChunks(of path: String, size: (Int) -> Void = { _ in },
+                                   _ take: (UnsafeRawBufferPointer) -> Bool) -> Result<Bool, ReadFailure> {
         func failure() -> ReadFailure { ReadFailure(message: String(cString: strerror(errno))) }
         var descriptor: Int32
         repeat { descriptor = open(path, O_RDONLY | O_CLOEXEC) } while descriptor == -1 && errno == EINTR
         guard descriptor >= 0 else { return .failure(failure()) }
         defer { _ = close(descriptor) }
-        var bytes: [UInt8] = []
-        // Sized from the start: appending chunks to a 60 MB file would copy it a dozen times and
-        // leave up to twice its size allocated.
         var status = stat()
-        if fstat(descriptor, &status) == 0, status.st_size > 0 { bytes.reserveCapacity(Int(status.st_size)) }
+        if fstat(descriptor, &status) == 0, status.st_size > 0 { size(Int(status.st_size)) }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { return .success(bytes) }
+            if count == 0 { return .success(true) }
             if count < 0 {
                 if errno == EINTR { continue }
                 return .failure(failure())
             }
-            bytes.append(contentsOf: chunk[0..<count])
+            guard chunk.withUnsafeBytes({ take(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }) else { return .success(false) }
         }
     }
 }
