@@ -130,11 +130,10 @@ final class RunContext {
         // A run that finds every task up to date runs the pipeline's `on_success`, a replay runs nothing: no
         // record then. (`on_failure` follows a failure, which a replayed run never has.)
         let hasHook = graph.pipeline.onSuccess != nil
-        let everyTaskDone = result.failures.isEmpty && result.stop == nil && result.leftBehind.isEmpty
-            && (result.counts[.succeeded] ?? 0) + (result.counts[.upToDate] ?? 0) == graph.nodes.count
         keepReplay(replay, after: recorder, pipelineFile: graph.pipeline.file,
                    eligible: slurm == nil && status == ExitStatus.success && !hasHook,
-                   build: everyTaskDone ? NoOpReplay(everyTaskUpToDateIn: graph, configuration: configuration) : nil,
+                   build: result.endedWithEveryTaskDone(taskCount: graph.nodes.count)
+                       ? NoOpReplay(everyTaskUpToDateIn: graph, configuration: configuration) : nil,
                    outputMode: graph.pipeline.output)
         messageConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all) + slurmNotes)
         return FinishedRun(summary: result, status: status)
