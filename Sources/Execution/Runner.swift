@@ -95,6 +95,12 @@ public final class Runner: Sendable {
         return summary
     }
 
+    /// Leaves the run's bookkeeping for the process's exit to reclaim (`ExitReclaimed`), so that releasing
+    /// the runner frees nothing. Call once the run is over, when the process ends after it.
+    public func leaveBookkeepingToExit() {
+        state.withLock { ExitReclaimed.park($0) }
+    }
+
     /// Finds, before anything runs, the tasks that need not run (see `UpToDatePrepass`) and ranks the rest by
     /// their expected durations.
     func prepareTasks() {

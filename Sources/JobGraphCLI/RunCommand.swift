@@ -128,7 +128,7 @@ struct RunCommand: AsyncParsableCommand {
         if watch {
             status = try await WatchSession(context: context, source: source, variableOverrides: pipeline.variableOverrides).run(graph)
         } else {
-            status = try await context.runOnce(graph, replay: diagnostics.all.isEmpty ? replay : nil).status
+            status = try await context.runOnce(graph, replay: diagnostics.all.isEmpty ? replay : nil, endsProcess: true).status
         }
         if status != ExitStatus.success { throw ExitCode(status) }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Execution
 import Foundation
+import JobGraphBasics
 import JobGraphSystem
 import PipelineModel
 import Reporters
@@ -88,8 +89,10 @@ final class RunContext {
     }
 
     /// Runs `graph` once, with its progress shown and recorded, and prints the summary.
-    /// - Parameter replay: how to record the run's verdict for a replay when it allows one (`nil`: forget any).
-    func runOnce(_ graph: TaskGraph, replay: NoOpReplayAttempt? = nil) async throws -> FinishedRun {
+    /// - Parameters:
+    ///   - replay: how to record the run's verdict for a replay when it allows one (`nil`: forget any).
+    ///   - endsProcess: the process exits after this run: what the run built is left for the exit to reclaim.
+    func runOnce(_ graph: TaskGraph, replay: NoOpReplayAttempt? = nil, endsProcess: Bool = false) async throws -> FinishedRun {
         let configuration = self.configuration
         // A file that cannot be written (a full disk) is said once, when it happens, and again in the summary.
         let writeFailures = WriteFailures { failure in Console.standardError.write(line: "warning: \(failure)") }
@@ -136,6 +139,10 @@ final class RunContext {
                        ? NoOpReplay(everyTaskUpToDateIn: graph, configuration: configuration) : nil,
                    outputMode: graph.pipeline.output)
         messageConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all) + slurmNotes)
+        if endsProcess {
+            runner.leaveBookkeepingToExit()
+            ExitReclaimed.park(graph)
+        }
         return FinishedRun(summary: result, status: status)
     }
 }

@@ -10,9 +10,9 @@ import JobGraphBasics
 ///
 /// Why not `stat(path)` one path after another: the kernel walks every component of an absolute path
 /// on each call. 10,000 outputs under `/dev/shm/…/out/` took 16 ms that way and 11 ms as `fstatat` in
-/// their folder, opened once (a C loop on this 2-core machine); the record keeps its paths sorted
-/// (`NoOpReplayRecord.body`), so a folder's files come together. And a large record is checked in
-/// parts on the machine's cores, with the first changed path stopping them all.
+/// their folder, opened once (a C loop on this 2-core machine); the record keeps a folder's files
+/// together (`NoOpReplayRecord.body`). And a large record is checked in parts on the machine's cores,
+/// with the first changed path stopping them all.
 enum ExaminedPathCheck {
     /// The least paths a part checks: a record of fewer than two parts' worth is checked on the calling thread.
     static let pathsPerPart = 2048

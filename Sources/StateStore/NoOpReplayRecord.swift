@@ -22,7 +22,7 @@ public struct NoOpReplayRecord: Sendable, Equatable {
     public var pipelineFile: String
     /// The pipeline file's `output:` (an `OutputMode` raw value), which `--output` overrides.
     public var outputMode: String?
-    /// Every path the checks examined, with what they found (`nil`: missing); `body` writes them sorted.
+    /// Every path the checks examined, with what they found (`nil`: missing); `body` writes each folder's files together.
     var paths: [ExaminedPath]
     /// The tasks, in the order the recorded run ended them.
     public var tasks: [NoOpReplay.Task]
@@ -78,8 +78,11 @@ public struct NoOpReplayRecord: Sendable, Equatable {
         writer.append(pipelineFile)
         writer.append(optional: outputMode)
         writer.append(Int64(paths.count))
-        // Sorted, so that the files of a folder come together for `ExaminedPathCheck`.
-        for examined in paths.sorted(by: { $0.path.precedesInByteOrder($1.path) }) {
+        // The files of a folder together, for `ExaminedPathCheck`: grouped, not sorted, which took 0.14 s of
+        // a no-op rerun with 200,000 paths (perf).
+        let order = Self.positionsGroupedByFolder(paths)
+        for index in order {
+            let examined = paths[index]
             writer.append(examined.path)
             if let status = examined.status {
                 writer.append(status.kind.rawValue)
@@ -98,6 +101,39 @@ public struct NoOpReplayRecord: Sendable, Equatable {
         }
         writer.append(strings: criticalPath.map(\.rawValue))
         return writer.bytes
+    }
+
+    /// The positions of `paths` with the files of each folder together, folders in the order first met.
+    static func positionsGroupedByFolder(_ paths: [ExaminedPath]) -> [Int] {
+        var groupOfFolder: [Substring: Int] = [:]
+        var groupOfPath: [Int] = []
+        var groupSizes: [Int] = []
+        groupOfPath.reserveCapacity(paths.count)
+        for examined in paths {
+            let path = examined.path
+            let folder = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
+            let group = groupOfFolder[folder] ?? {
+                groupOfFolder[folder] = groupSizes.count
+                groupSizes.append(0)
+                return groupSizes.count - 1
+            }()
+            groupSizes[group] += 1
+            groupOfPath.append(group)
+        }
+        // A counting sort by group: each group's first free position.
+        var next: [Int] = []
+        next.reserveCapacity(groupSizes.count)
+        var start = 0
+        for size in groupSizes {
+            next.append(start)
+            start += size
+        }
+        var order = [Int](repeating: 0, count: paths.count)
+        for (index, group) in groupOfPath.enumerated() {
+            order[next[group]] = index
+            next[group] += 1
+        }
+        return order
     }
 
     /// Decodes `body`; `nil` for bytes it did not write.

@@ -49,4 +49,26 @@ import Testing
         }
         #expect(!ExaminedPathCheck.allUnchanged(paths))
     }
+
+    /// A record writes each folder's files together, however the checks met them, and leaves none out.
+    @Test func aRecordGroupsEachFoldersFilesAndKeepsThemAll() {
+        var paths: [NoOpReplayRecord.ExaminedPath] = []
+        var generator = SystemRandomNumberGenerator()
+        for index in 0..<3_000 {
+            let folder = ["/p/out", "/p/src", "/p", "/q/out", ""][Int.random(in: 0..<5, using: &generator)]
+            paths.append(NoOpReplayRecord.ExaminedPath(path: folder.isEmpty ? "name\(index)" : "\(folder)/f\(index)", status: nil))
+        }
+        let order = NoOpReplayRecord.positionsGroupedByFolder(paths)
+        #expect(order.sorted() == Array(paths.indices))
+        let folders = order.map { index in
+            let path = paths[index].path
+            return path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+        }
+        var finished: Set<String> = []
+        for (position, folder) in folders.enumerated() where position == 0 || folders[position - 1] != folder {
+            #expect(!finished.contains(folder), "the files of \(folder) come in two runs")
+            finished.insert(folder)
+        }
+        #expect(finished.count == 5)
+    }
 }
