@@ -19,7 +19,11 @@ struct RunBook {
     var ended: [Double?]
     var endedAttempt: [Int]
     var results: [Int: TaskResult] = [:]
-    var answers: [Int: UpToDateAnswer] = [:]
+    /// Per task, its up-to-date check's answer once checked. An array: filled from the pass before the run
+    /// at once, where a dictionary took 100,000 inserts (perf, no-op rerun of 100,000 tasks: 1.4%).
+    var answers: [UpToDateAnswer?]
+    /// Per graph node: found up to date by the pass before the run, whose history row that pass queued.
+    var endRecordedBeforeRun: [Bool] = []
     /// Per graph node, what was known before the run of why it runs (see `Runner.reason`); empty when nothing was.
     var forecast: [RunReason] = []
     /// Tasks found up to date: they end without running.
@@ -52,6 +56,7 @@ struct RunBook {
         firstStarted = Array(repeating: nil, count: count)
         ended = Array(repeating: nil, count: count)
         endedAttempt = Array(repeating: 0, count: count)
+        answers = Array(repeating: nil, count: count)
     }
 
     /// Makes room for one more task (a fan-out item).
@@ -62,6 +67,7 @@ struct RunBook {
         firstStarted.append(nil)
         ended.append(nil)
         endedAttempt.append(0)
+        answers.append(nil)
     }
 }
 

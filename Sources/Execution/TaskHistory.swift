@@ -18,7 +18,8 @@ public protocol TaskHistory: Sendable {
     /// The task is about to execute; `answer` is what `check` said of it, `nil` when it was not checked.
     func started(_ task: TaskID, answer: UpToDateAnswer?)
     /// The task reached a terminal state. Called under the runner's lock, in the order of the events, so
-    /// it must only queue what it records (the SQLite store writes on a thread of its own).
+    /// it must only queue what it records (the SQLite store writes on a thread of its own). A task that the
+    /// pass before the run found up to date is told as that pass finds it, before its events.
     func ended(_ task: TaskID, state: TaskState, attempts: Int, duration: Double?, exitCode: Int32?, answer: UpToDateAnswer?)
 }
 

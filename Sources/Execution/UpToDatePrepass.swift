@@ -19,8 +19,11 @@ struct UpToDatePrepass {
     /// Per task: the answer's cause for those checked, else why its check waits for its start.
     private(set) var reasons: [RunReason]
 
-    /// - Parameter tasks: the graph's nodes as the run tracks them, in graph order.
-    init(graph: TaskGraph, tasks: [RunTask], resolver: WorkResolver, batch: any UpToDateBatchChecking) {
+    /// - Parameters:
+    ///   - tasks: the graph's nodes as the run tracks them, in graph order.
+    ///   - foundUpToDate: told of each task found up to date, as soon as it is, with its answer.
+    init(graph: TaskGraph, tasks: [RunTask], resolver: WorkResolver, batch: any UpToDateBatchChecking,
+         foundUpToDate: (Int, UpToDateAnswer) -> Void = { _, _ in }) {
         answers = Array(repeating: nil, count: tasks.count)
         isUpToDate = Array(repeating: false, count: tasks.count)
         reasons = Array(repeating: .neverRan, count: tasks.count)
@@ -48,6 +51,7 @@ struct UpToDatePrepass {
             answers[index] = answer
             isUpToDate[index] = answer.isUpToDate
             reasons[index] = answer.cause
+            if answer.isUpToDate { foundUpToDate(index, answer) }
         }
         batch.finish()
     }
