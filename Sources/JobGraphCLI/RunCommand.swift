@@ -89,6 +89,8 @@ struct RunCommand: AsyncParsableCommand {
                 if status != ExitStatus.success { throw ExitCode(status) }
                 return
             }
+            // The run's up-to-date checks read the store on the other core while the pipeline loads.
+            context.state.store.readUpToDateBatchAhead()
             replayContext = context
         }
         var diagnostics = Diagnostics()

@@ -33,6 +33,8 @@ public final class StateStore: Sendable {
     /// Whether this process changed the file records or the inputs of a success, so that `finishRun` may
     /// have file records to forget.
     let filesChanged = Locked(false)
+    /// What `readUpToDateBatchAhead` reads, for the next `makeUpToDateBatch`.
+    let batchReadAhead = Locked<UpToDateBatchReadAhead?>(nil)
 
     /// Opens the state of the pipelines in `directory`, creating `.jobgraph/` and `state.db` when missing.
     ///

@@ -17,17 +17,28 @@ public final class UpToDateBatch {
     /// and whether every check so far found its task up to date from paths named outright.
     private(set) var replayEvidence: ReplayEvidence
 
-    init(store: StateStore) throws {
-        self.store = store
-        let generation: Int64
-        (stored, known, generation) = try store.withDatabase { database throws(SQLiteError) in
-            try database.readTransaction { () throws(SQLiteError) in
-                (try StateStore.allStoredFingerprints(in: database), try StateStore.allFileRecords(in: database),
-                 // A dry run may read a state file from before schema 4, without the table: no replay then.
-                 (try? StateStore.generation(in: database)) ?? -1)
+    /// What the checks read from the store, in one read transaction.
+    struct Snapshot {
+        var stored: [String: StateStore.StoredFingerprints]
+        var known: [String: FileRecord]
+        var generation: Int64
+
+        init(of store: StateStore) throws(SQLiteError) {
+            (stored, known, generation) = try store.withDatabase { database throws(SQLiteError) in
+                try database.readTransaction { () throws(SQLiteError) in
+                    (try StateStore.allStoredFingerprints(in: database), try StateStore.allFileRecords(in: database),
+                     // A dry run may read a state file from before schema 4, without the table: no replay then.
+                     (try? StateStore.generation(in: database)) ?? -1)
+                }
             }
         }
-        replayEvidence = ReplayEvidence(generation: generation)
+    }
+
+    init(store: StateStore, snapshot: Snapshot) {
+        self.store = store
+        stored = snapshot.stored
+        known = snapshot.known
+        replayEvidence = ReplayEvidence(generation: snapshot.generation)
     }
 
     /// The verdict on `task`, as `StateStore.checkUpToDate` would give it now.
@@ -62,8 +73,21 @@ public final class UpToDateBatch {
 }
 
 extension StateStore {
-    /// Reads what every up-to-date check of a run needs from the store, once.
-    public func makeUpToDateBatch() throws -> UpToDateBatch { try UpToDateBatch(store: self) }
+    /// Reads what every up-to-date check of a run needs from the store, once; takes what
+    /// `readUpToDateBatchAhead` read, when it was called.
+    public func makeUpToDateBatch() throws -> UpToDateBatch {
+        let snapshot = try batchReadAhead.withLock { readAhead in
+            defer { readAhead = nil }
+            return readAhead
+        }?.snapshot() ?? UpToDateBatch.Snapshot(of: self)
+        return UpToDateBatch(store: self, snapshot: snapshot)
+    }
+
+    /// Starts reading what the next `makeUpToDateBatch` needs, on a thread of its own. Call only while
+    /// holding the run lock, and write none of the fingerprints or file records before that call.
+    public func readUpToDateBatchAhead() {
+        batchReadAhead.withLock { $0 = UpToDateBatchReadAhead(store: self) }
+    }
 
     static func allStoredFingerprints(in database: SQLiteDatabase) throws(SQLiteError) -> [String: StoredFingerprints] {
         // Both tables are keyed by task first (WITHOUT ROWID), so scanned in key order each task's inputs
