@@ -18,14 +18,14 @@ public struct CheckedPaths: Sendable, Equatable {
     /// - Parameters:
     ///   - files: the input files the check hashed, with their keys, when each input named one of them outright
     ///     (`Fingerprinter.filesNamed`); `statuses`, the status each hash was taken at.
-    ///   - directory: the task's folder, which its patterns are relative to.
-    init?(_ definition: TaskDefinition, files: [(key: String, path: String)], statuses: [FileStatus], in directory: String,
-          key: (String) -> String) {
+    ///   - outputPaths: the path each output pattern names (`Fingerprinter.literalPath`); `nil` for a pattern
+    ///     with wildcards, which leaves nothing to keep.
+    init?(files: [(key: String, path: String)], statuses: [FileStatus], outputPaths: [String?], key: (String) -> String) {
         guard statuses.count == files.count else { return nil }
         var outputs: [String] = []
-        outputs.reserveCapacity(definition.outputs.count)
-        for pattern in definition.outputs {
-            guard let path = Fingerprinter.literalPath(pattern, in: directory) else { return nil }
+        outputs.reserveCapacity(outputPaths.count)
+        for path in outputPaths {
+            guard let path else { return nil }
             outputs.append(key(path))
         }
         inputs = zip(files, statuses).map { Input(key: $0.key, status: $1) }

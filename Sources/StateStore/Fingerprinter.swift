@@ -52,14 +52,17 @@ public struct Fingerprinter: Sendable {
     /// The first of `patterns` that names nothing: a path without wildcards must exist (file or folder),
     /// a pattern with wildcards must match at least one file. `nil` when all outputs are there.
     public func firstMissingOutput(_ patterns: [String], in directory: String) -> String? {
-        firstMissingOutput(patterns, in: directory, status: { FileStatus(path: $0) })
+        firstMissingOutput(patterns, literalPaths: patterns.map { Self.literalPath($0, in: directory) }, in: directory,
+                           status: { FileStatus(path: $0) })
     }
 
-    func firstMissingOutput(_ patterns: [String], in directory: String, status: (String) -> FileStatus?) -> String? {
-        patterns.first { text in
-            if let path = Self.literalPath(text, in: directory) { return status(path) == nil }
+    /// - Parameter literalPaths: `literalPath` of each pattern, worked out once by the caller.
+    func firstMissingOutput(_ patterns: [String], literalPaths: [String?], in directory: String,
+                            status: (String) -> FileStatus?) -> String? {
+        zip(patterns, literalPaths).first { text, path in
+            if let path { return status(path) == nil }
             return GlobPattern(text).files(in: directory).isEmpty
-        }
+        }?.0
     }
 
     /// The path a pattern without wildcards names; `nil` for one with wildcards.

@@ -13,16 +13,12 @@ struct ReplayEvidence: Sendable {
         self.generation = generation
     }
 
-    /// Notes one check's verdict on a task with this definition, whose paths are relative to `directory`.
-    mutating func note(_ isUpToDate: Bool, definition: TaskDefinition, in directory: String, status: (String) -> FileStatus?) {
+    /// Notes one check's verdict.
+    /// - Parameter namedOutright: whether the check kept `CheckedPaths`: every input one existing regular file
+    ///   named outright, every output a path without wildcards.
+    mutating func note(_ isUpToDate: Bool, namedOutright: Bool) {
         guard isReplayable else { return }
-        if isUpToDate { upToDateTasks += 1 } else { isReplayable = false }
-        for pattern in definition.inputs {
-            guard let path = Fingerprinter.literalPath(pattern, in: directory), status(path)?.kind != .directory else {
-                isReplayable = false
-                return
-            }
-        }
-        if definition.outputs.contains(where: { Fingerprinter.literalPath($0, in: directory) == nil }) { isReplayable = false }
+        if isUpToDate { upToDateTasks += 1 }
+        if !isUpToDate || !namedOutright { isReplayable = false }
     }
 }

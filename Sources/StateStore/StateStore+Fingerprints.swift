@@ -48,6 +48,9 @@ extension StateStore {
                stored: StoredFingerprints?, known: [String: FileRecord], status: (String) -> FileStatus? = { FileStatus(path: $0) })
         -> (check: UpToDateCheck, refreshed: [FileRecord]) {
         let files = inputs.files
+        let directory = taskDirectory(definition)
+        // Worked out once for the missing-output check and `CheckedPaths` (nil: a pattern with wildcards).
+        let outputPaths = definition.outputs.map { Fingerprinter.literalPath($0, in: directory) }
         let (hashed, refreshed, unreadable, statuses) = fingerprinter.hashes(of: files, known: known, status: status)
         let (fingerprint, encoding) = definition.fingerprintAndEncoding(knownFrom: stored)
         let fingerprints = TaskFingerprints(definition: fingerprint, inputs: hashed, definitionText: encoding)
@@ -56,14 +59,15 @@ extension StateStore {
             verdict = .outOfDate(explained(reason, of: task, definition: definition))
         } else if let path = unreadable {
             verdict = .outOfDate(.inputUnreadable(path))
-        } else if let missing = fingerprinter.firstMissingOutput(definition.outputs, in: taskDirectory(definition), status: status) {
+        } else if let missing = fingerprinter.firstMissingOutput(definition.outputs, literalPaths: outputPaths, in: directory,
+                                                                  status: status) {
             verdict = .outOfDate(.outputMissing(missing))
         } else {
             verdict = .upToDate
         }
         var check = UpToDateCheck(verdict: verdict, fingerprints: fingerprints, hasTrustedSuccess: stored?.succeeded == true)
         if inputs.namedOutright && unreadable == nil {
-            check.checkedPaths = CheckedPaths(definition, files: files, statuses: statuses, in: taskDirectory(definition), key: fileKey)
+            check.checkedPaths = CheckedPaths(files: files, statuses: statuses, outputPaths: outputPaths, key: fileKey)
         }
         return (check, refreshed)
     }
