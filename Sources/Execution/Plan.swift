@@ -164,10 +164,12 @@ public struct Plan: Sendable {
 
     /// Contract, scheduling rules: higher priority first, then longer remaining critical path, then file order.
     private static func ranks(of tasks: [Task]) -> [Int32] {
+        // The two keys apart from the tasks: comparing `tasks[left]` with `tasks[right]` copied both tasks,
+        // their id and lists retained and released, 57 ms for 100,000 tasks (perf, no-op rerun).
+        let priorities = tasks.map(\.priority.rank), criticalPaths = tasks.map(\.criticalPath)
         let order = tasks.indices.sorted { left, right in
-            let a = tasks[left], b = tasks[right]
-            if a.priority != b.priority { return a.priority > b.priority }
-            if a.criticalPath != b.criticalPath { return a.criticalPath > b.criticalPath }
+            if priorities[left] != priorities[right] { return priorities[left] > priorities[right] }
+            if criticalPaths[left] != criticalPaths[right] { return criticalPaths[left] > criticalPaths[right] }
             return left < right
         }
         var rank = [Int32](repeating: 0, count: tasks.count)
