@@ -39,13 +39,12 @@ struct NoOpReplayAttempt {
     }
 
     /// The record to replay, when it still holds. Once the checks that read `state.db` passed, the oldest
-    /// runs are dropped (as the run that follows, replayed or not, would drop them) while the record's
-    /// paths are examined.
+    /// replayed runs are dropped (`StateStore.makeRoomForRun`) while the record's paths are examined.
     func validRecord(in store: StateStore) async -> NoOpReplayRecord? {
         guard let pipelineBytes, let candidate = store.replayCandidate(pipelineFile: pipelineFile, key: key, pipelineBytes: pipelineBytes)
         else { return nil }
         let pipelineFile = self.pipelineFile
-        // Best effort: a drop that fails is done again when the run begins.
+        // Best effort: a drop that fails is done again when the run begins, and a normal run drops the rest.
         async let roomMade: Void = { try? store.makeRoomForRun(pipelineFile: pipelineFile) }()
         let record = candidate.validRecord()
         await roomMade

@@ -30,13 +30,17 @@ extension StateStore {
     /// Drops the pipeline's runs beyond `retainedRuns` (or `kept`), newest kept, with their rows (ON DELETE
     /// CASCADE); but not a run whose rows a kept replayed run shares (`task_rows_of`), which stays until no
     /// kept run needs it.
-    func dropOldRuns(of pipelineFile: String, keeping kept: Int? = nil, in database: SQLiteDatabase) throws(SQLiteError) {
+    /// - Parameter onlyRunsWithoutRows: drop only replayed runs, which share another run's rows: what a replay
+    ///   does (see `makeRoomForRun`).
+    func dropOldRuns(of pipelineFile: String, keeping kept: Int? = nil, onlyRunsWithoutRows: Bool = false,
+                     in database: SQLiteDatabase) throws(SQLiteError) {
         try database.run("""
             WITH kept AS (SELECT id, task_rows_of FROM runs WHERE pipeline = ?1 ORDER BY id DESC LIMIT ?2)
             DELETE FROM runs WHERE pipeline = ?1
             AND id NOT IN (SELECT id FROM kept)
             AND id NOT IN (SELECT task_rows_of FROM kept WHERE task_rows_of IS NOT NULL)
-            """, [.text(Self.pipelineKey(pipelineFile)), .integer(Int64(kept ?? retainedRuns))])
+            AND (?3 = 0 OR task_rows_of IS NOT NULL)
+            """, [.text(Self.pipelineKey(pipelineFile)), .integer(Int64(kept ?? retainedRuns)), .integer(onlyRunsWithoutRows ? 1 : 0)])
     }
 
     /// SQL for the run that holds the task rows (and attempts) of run `?1`: itself, or for a replayed run the

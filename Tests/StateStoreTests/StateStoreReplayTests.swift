@@ -193,6 +193,37 @@ import Testing
         #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == nil)
     }
 
+    /// A replay drops only old replayed runs, a row each; old runs with rows of their own wait for the next
+    /// run that checks its tasks, which drops them.
+    @Test func aReplayLeavesOldRunsWithRowsToTheNextNormalRun() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (store, saved) = try recordedStore(in: directory, retainedRuns: 3)
+        var normal: [RunID] = []
+        for _ in 0..<2 {
+            let run = try store.beginRun(pipelineFile: "ci.yaml", startTime: Date(), taskCount: 2)
+            try store.recordTask(TaskRecord(task: TaskID("build"), state: .succeeded, attempts: 1, duration: 1, exitCode: 0,
+                                            definition: "d-build"), run: run)
+            try store.finishRun(run, outcome: .succeeded, endTime: Date())
+            normal.append(run)
+        }
+        var replays: [RunID] = []
+        for _ in 0..<4 {
+            try store.makeRoomForRun(pipelineFile: "ci.yaml")
+            let run = try #require(try store.beginReplayedRun(saved, startTime: Date(), jobs: 1))
+            try store.finishRun(run, outcome: .succeeded, endTime: Date())
+            replays.append(run)
+        }
+        // The latest 3 runs, and the 3 older ones with rows: replays[0] went, a row of `runs` and nothing else.
+        #expect(try store.recentRuns(pipelineFile: "ci.yaml", limit: 20).map(\.id)
+                == Array(replays.suffix(3).reversed()) + normal.reversed() + [saved.sourceRun])
+        #expect(try Self.taskRowCount(in: store) == 4)
+        let next = try store.beginRun(pipelineFile: "ci.yaml", startTime: Date(), taskCount: 0)
+        #expect(try store.recentRuns(pipelineFile: "ci.yaml", limit: 20).map(\.id)
+                == [next] + Array(replays.suffix(2).reversed()) + [saved.sourceRun])
+        #expect(try Self.taskRowCount(in: store) == 2, "the kept replays still show the rows of the run they repeat")
+    }
+
     private static func taskRowCount(in store: StateStore) throws -> Int64 {
         try store.withDatabase { database throws(SQLiteError) in
             try database.query("SELECT count(*) FROM task_runs") { $0.integer(0) }.first ?? -1
