@@ -146,6 +146,11 @@ public final class StateStore: Sendable {
         return name.isEmpty ? pipelineFile : name
     }
 
+    /// The absolute path of a file by its store key (`fileKey`).
+    func path(ofFileKey key: String) -> String {
+        key.hasPrefix("/") ? key : directoryPrefix + key
+    }
+
     /// The key of a file in the `files` and `task_inputs` tables: relative to `directory` when inside it.
     func fileKey(_ path: String) -> String {
         guard path.hasPrefix(directoryPrefix) else { return path }

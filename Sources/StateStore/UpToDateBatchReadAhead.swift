@@ -1,7 +1,8 @@
 import Foundation
 
-/// What a run's up-to-date checks read from the store (`UpToDateBatch.Snapshot`), read on a thread of its
-/// own while the pipeline loads (`StateStore.readUpToDateBatchAhead`).
+/// What a run's up-to-date checks read from the store (`UpToDateBatch.Snapshot`), and the status of the
+/// files it holds records of, read on a thread of its own while the pipeline loads
+/// (`StateStore.readUpToDateBatchAhead`).
 ///
 /// Why: reading 100,000 tasks' fingerprints and file records took 0.2 s of a checked no-op rerun (perf),
 /// on the run's thread after the pipeline's 0.7 s load, with the second core idle. The run lock is held,
@@ -15,7 +16,11 @@ final class UpToDateBatchReadAhead: @unchecked Sendable {
 
     init(store: StateStore) {
         let thread = Thread { [self] in
-            let read = Result { () throws(SQLiteError) in try UpToDateBatch.Snapshot(of: store) }
+            let read = Result { () throws(SQLiteError) in
+                var snapshot = try UpToDateBatch.Snapshot(of: store)
+                snapshot.examineRecordedFiles(in: store)
+                return snapshot
+            }
             condition.lock()
             result = read
             condition.broadcast()
