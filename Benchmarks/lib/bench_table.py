@@ -175,7 +175,7 @@ def targets(rows_by_label, validate, startup, size, big_size):
     label = f"chain {size:,}, clean run"
     check_ratio(f"{label}: within 1.3× of the spawn loop", label, "floor", 1.3)
     # The first rerun after a build is the one users meet most; a checked one follows a change jobgraph cannot
-    # see through (the environment), and a later one replays what that recorded.
+    # see through (here the pipeline file, edited by a comment), and a later one replays what that recorded.
     for kind in ("first", "checked", "later"):
         label = f"layered {size:,}, {kind} no-op rerun"
         check_ratio(f"{label}: within 1.5× of ninja", label, "ninja", 1.5)

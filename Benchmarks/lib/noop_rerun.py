@@ -7,19 +7,18 @@ implicit dependencies, make's rules prerequisites, go-task's tasks `sources` and
 first builds the graph (timed, for information), then reruns it, the tools in alternation, in three rounds
 of `--runs` reruns each:
 
-  first    the rerun a user makes right after a build, in the build's environment. jobgraph replays the
-           verdict the build recorded (docs/state.md). Before each of these reruns but the first, jobgraph's
-           outputs are deleted and it builds the graph again (not timed), with JOBGRAPH_BENCH_ROUND set to
-           the rerun's number, as the rerun has it.
-  checked  a rerun whose environment differs from the run before (JOBGRAPH_BENCH_ROUND set to a new
-           value each time): the recorded verdict names the whole environment, so jobgraph checks every
-           task, as after a change it cannot see through, and records the verdict.
-  later    the same command again, JOBGRAPH_BENCH_ROUND as in the last checked rerun: jobgraph replays the
-           verdict that rerun recorded.
+  first    the rerun a user makes right after a build. jobgraph replays the verdict the build recorded
+           (docs/state.md). Before each of these reruns but the first, jobgraph's outputs are deleted and it
+           builds the graph again (not timed).
+  checked  a rerun after a comment line was added to the tool's build file (each tool's: a change that
+           changes no task): jobgraph's recorded verdict names the pipeline file byte for byte, so it loads
+           the file and checks every task, as after any change it cannot see through, and records the
+           verdict; ninja, make and go-task read their file as on every run.
+  later    the same command again, the file unchanged: jobgraph replays the verdict that rerun recorded.
 
-The other tools ignore the variable and are not built again; each round measures the same work for them.
-The figures are the median of each round. A rerun counts only if the tool exits 0 and no file in `out/`
-changed (so it really did no work).
+The other tools are not built again; each round measures the same work for them. The figures are the
+median of each round. A rerun counts only if the tool exits 0 and no file in `out/` changed (so it
+really did no work).
 
     noop_rerun.py --jobgraph PATH [--size 10000] [--runs 3] [--jobs 2] [--tools jobgraph,ninja,make] [--keep]
 """
@@ -36,6 +35,7 @@ from measure import measure, median, scratch_folder  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = ("jobgraph", "ninja", "make", "task")  # the spawn loop has nothing to skip
+BUILD_FILES = {"jobgraph": "pipeline.yaml", "ninja": "build.ninja", "make": "Makefile", "task": "Taskfile.yml"}
 ROUNDS = ("first", "checked", "later")
 
 
@@ -63,8 +63,8 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
     for tool in tools:
         folder = os.path.join(work, tool)
         os.makedirs(os.path.join(folder, "out"), exist_ok=True)
-        # In the first rerun's environment: jobgraph's build records the verdict for that command.
-        result = measure(all_commands[tool], folder, timeout=timeout, environment={"JOBGRAPH_BENCH_ROUND": "0"})
+        # jobgraph's build records the verdict its rerun would reach.
+        result = measure(all_commands[tool], folder, timeout=timeout)
         before[tool] = snapshot(folder)
         if result.status != 0 or result.timed_out or len(before[tool]) != size:
             print(f"{label}: {tool}'s first build exited {result.status} with {len(before[tool])} of "
@@ -80,13 +80,15 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
             if tool in failed:
                 continue
             folder = os.path.join(work, tool)
-            environment = {"JOBGRAPH_BENCH_ROUND": str(number)}
             if tool == "jobgraph" and kind == "first" and number > 0 and not rebuild(tool, all_commands, folder,
-                                                                                  environment, before, size, timeout, label):
+                                                                                  before, size, timeout, label):
                 failed.add(tool)
                 continue
-            result = measure(all_commands[tool], folder, timeout=timeout, keep_stdout=True, peak_rss=peak_rss,
-                             environment=environment)
+            if kind == "checked":
+                # Every comment is new, so the file differs from the one the last run read.
+                with open(os.path.join(folder, BUILD_FILES[tool]), "a") as build_file:
+                    build_file.write(f"# checked rerun {number}\n")
+            result = measure(all_commands[tool], folder, timeout=timeout, keep_stdout=True, peak_rss=peak_rss)
             changed = sum(1 for name, mtime in snapshot(folder).items() if before[tool].get(name) != mtime)
             if result.status != 0 or result.timed_out or changed:
                 print(f"{label}: {tool}'s rerun exited {result.status} and changed {changed} outputs:\n"
@@ -110,13 +112,13 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
     return figures, bool(failed)
 
 
-def rebuild(tool, all_commands, folder, environment, before, size, timeout, label):
-    """Deletes the tool's outputs and builds the graph again in `environment`; notes the new outputs in
-    `before`. Returns whether the build made every output."""
+def rebuild(tool, all_commands, folder, before, size, timeout, label):
+    """Deletes the tool's outputs and builds the graph again; notes the new outputs in `before`. Returns
+    whether the build made every output."""
     out = os.path.join(folder, "out")
     for name in os.listdir(out):
         os.remove(os.path.join(out, name))
-    result = measure(all_commands[tool], folder, timeout=timeout, environment=environment)
+    result = measure(all_commands[tool], folder, timeout=timeout)
     before[tool] = snapshot(folder)
     if result.status != 0 or result.timed_out or len(before[tool]) != size:
         print(f"{label}: {tool}'s build exited {result.status} with {len(before[tool])} of {size} outputs:\n"

@@ -26,8 +26,7 @@ struct NoOpReplayAttempt {
         let arguments = ["file", source.file, "tasks"] + source.tasks + ["vars"] + command.pipeline.variables.sorted()
             + ["executor", command.executor?.rawValue ?? ""]
         key = NoOpReplayRecord.key(version: JobGraphVersion.current + " " + Self.binaryIdentity(),
-                                   workingDirectory: FileManager.default.currentDirectoryPath, arguments: arguments,
-                                   environment: ProcessInfo.processInfo.environment)
+                                   workingDirectory: FileManager.default.currentDirectoryPath, arguments: arguments)
         pipelineFile = source.file
         pipelineBytes = PipelineLoader.bytes(ofFile: source.file)
     }

@@ -48,17 +48,21 @@ public struct NoOpReplayRecord: Sendable, Equatable {
     }
 
     /// The key of a command: each part's bytes, length first, so no two different commands encode alike.
+    ///
+    /// Not the caller's environment: no variable of it reaches a verdict that may be recorded. A task's
+    /// definition holds only the variables the pipeline sets, with the values the pipeline gives them
+    /// (`TaskDefinition.environment`), and a task with `conditions` (which may read the environment) keeps
+    /// its run from being recorded. Keyed by the whole environment, a rerun from another shell (`OLDPWD`,
+    /// `SHLVL`), under `time` (`_`) or in a new CI job checked every task to reach the same verdict.
     /// - Parameters:
     ///   - version: jobgraph's version, with whatever identifies its binary (a rebuilt one may decide otherwise).
     ///   - arguments: the pipeline file as typed, the selected tasks, `--var`s (sorted), the executor asked for.
-    ///   - environment: the process's environment; every variable counts, since any may reach a definition.
-    public static func key(version: String, workingDirectory: String, arguments: [String], environment: [String: String]) -> [UInt8] {
+    public static func key(version: String, workingDirectory: String, arguments: [String]) -> [UInt8] {
         var writer = ReplayBytesWriter()
         writer.append(Int64(StateSchema.currentVersion))
         writer.append(version)
         writer.append(workingDirectory)
         writer.append(strings: arguments)
-        writer.append(strings: environment.map { $0.key + "=" + $0.value }.sorted { $0.precedesInByteOrder($1) })
         return writer.bytes
     }
 

@@ -103,9 +103,9 @@ struct NoOpReplayTests {
         #expect(try await folder.run().executed == Self.allTasks)
         let replay = try await folder.run()
         #expect(try await replayed(in: folder) == [2: 1], "the rerun after the build replays the build's verdict")
-        // Another environment: the recorded verdict does not apply, so this run checks every task.
-        let checkedEnvironment = JobGraphBinary.environment.merging(["UNRELATED": "1"]) { $1 }
-        let checked = try await folder.run(environment: checkedEnvironment)
+        // A comment added to the pipeline file: the recorded verdict does not apply, so this run checks every task.
+        try folder.addComment("checked")
+        let checked = try await folder.run()
         #expect(try await replayed(in: folder) == [2: 1], "run 3 checked its tasks")
 
         #expect(checked.status == 0 && replay.status == 0)
@@ -118,7 +118,7 @@ struct NoOpReplayTests {
         #expect(await Self.historyRows(of: 2, in: folder).isEmpty, "the replayed run shares run 1's rows rather than copying them")
 
         // A run that checked every task records its verdict too: the same command again replays it.
-        #expect(try await folder.run(environment: checkedEnvironment).upToDate == Self.allTasks)
+        #expect(try await folder.run().upToDate == Self.allTasks)
         #expect(try await replayed(in: folder) == [2: 1, 4: 3])
 
         // The history shows the replayed run as up to date, as the run it repeats would have been, and says
@@ -184,7 +184,8 @@ struct NoOpReplayTests {
         #expect(build.status == 0, "\(build.outcome.standardError)")
         #expect(build.executed.count == 5)
         let replay = try await folder.run()
-        let checked = try await folder.run(environment: JobGraphBinary.environment.merging(["UNRELATED": "1"]) { $1 })
+        try folder.addComment("checked")
+        let checked = try await folder.run()
         #expect(try await replayed(in: folder) == [2: 1])
         #expect(replay.upToDate.count == 5 && checked.upToDate.count == 5)
         #expect(Self.comparable(replay.events) == Self.comparable(checked.events))
@@ -219,7 +220,8 @@ struct NoOpReplayTests {
         #expect(build.status == 0, "\(build.outcome.standardError)")
         #expect(build.executed.count == 300)
         let replay = try await folder.run(["--jobs", "2"])
-        let checked = try await folder.run(["--jobs", "2"], environment: JobGraphBinary.environment.merging(["UNRELATED": "1"]) { $1 })
+        try folder.addComment("checked")
+        let checked = try await folder.run(["--jobs", "2"])
         #expect(try await replayed(in: folder) == [2: 1])
         #expect(replay.upToDate.count == 300 && checked.upToDate.count == 300)
         #expect(Self.comparable(replay.events) == Self.comparable(checked.events))
@@ -328,8 +330,6 @@ struct NoOpReplayTests {
             try folder.rewrite(pipeline.replacingOccurrences(of: "version: 1", with: "version: 1 "))
         },
         Invalidation(name: "a --var changed", executed: ["a", "b", "c"], change: { _ in }, arguments: ["--var", "greeting=hi"]),
-        Invalidation(name: "an environment variable changed", executed: [], change: { _ in },
-                     environment: JobGraphBinary.environment.merging(["UNRELATED": "1"]) { $1 }),
         Invalidation(name: "--force", executed: ["a", "b", "c"], change: { _ in }, arguments: ["--force"]),
     ]
 
@@ -354,6 +354,27 @@ struct NoOpReplayTests {
         let replays = try await replayed(in: folder)
         let expected = invalidation.arguments == ["--force"] ? [2: 1, 5: 4] : [2: 1, 4: 3, 5: 3]
         #expect(replays == expected)
+    }
+
+    /// The caller's environment reaches no task's definition (only the variables the pipeline sets do), so
+    /// a rerun from another shell, with a variable more and one changed, replays the verdict, as a run that
+    /// checked every task would find it.
+    @Test func anotherEnvironmentStillReplaysTheVerdict() async throws {
+        let folder = try await replayingFolder()
+        defer { folder.remove() }
+        var environment = JobGraphBinary.environment
+        environment["UNRELATED"] = "1"
+        environment["_"] = "/usr/bin/time"
+        let rerun = try await folder.run(environment: environment)
+        #expect(rerun.upToDate == Self.allTasks)
+        #expect(try await replayed(in: folder) == [2: 1, 3: 1])
+        // A variable the pipeline sets for its tasks is the pipeline's value, whatever the caller's.
+        environment["greeting"] = "bye"
+        #expect(try await folder.run(environment: environment).upToDate == Self.allTasks)
+        try folder.addComment("checked")
+        let checked = try await folder.run(environment: environment)
+        #expect(checked.upToDate == Self.allTasks, "a run that checks every task reaches the same verdict")
+        #expect(try await replayed(in: folder) == [2: 1, 3: 1, 4: 1])
     }
 
     @Test func anotherPipelineInTheFolderRunningATaskOfTheSameNameEndsTheReplay() async throws {

@@ -23,6 +23,12 @@ struct PipelineFolder {
         try directory.write(yaml, to: "p.yaml")
     }
 
+    /// Adds a comment line to the pipeline file: a change to the file that changes no task, after which a
+    /// run checks every task rather than replaying the last verdict.
+    func addComment(_ text: String) throws {
+        try directory.write((directory.read("p.yaml") ?? "") + "# \(text)\n", to: "p.yaml")
+    }
+
     /// Writes `text` to `name`, creating folders on the way.
     func write(_ text: String, to name: String) throws {
         try FileManager.default.createDirectory(atPath: (directory.file(name) as NSString).deletingLastPathComponent,
