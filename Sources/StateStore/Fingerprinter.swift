@@ -13,19 +13,11 @@ public struct Fingerprinter: Sendable {
         self.hasher = hasher
     }
 
-    /// The regular files the `patterns` match below `directory` (absolute), deduplicated and sorted.
-    public func files(matching patterns: [String], in directory: String) -> [String] {
-        files(matching: patterns, in: directory, status: { FileStatus(path: $0) })
-    }
-
+    /// The regular files the `patterns` match below `directory` (absolute), deduplicated and sorted, and
+    /// whether each pattern named one existing regular file outright: no wildcard, no folder (which stands
+    /// for the files in it), none missing. Only then do the files say all the patterns could match
+    /// (`CheckedPaths`).
     /// - Parameter status: how a path without wildcards is examined (a whole-run check examines each once).
-    func files(matching patterns: [String], in directory: String, status: (String) -> FileStatus?) -> [String] {
-        filesNamed(by: patterns, in: directory, status: status).files
-    }
-
-    /// `files(matching:in:status:)`, and whether each pattern named one existing regular file outright: no
-    /// wildcard, no folder (which stands for the files in it), none missing. Only then do the files say
-    /// all the patterns could match (`CheckedPaths`).
     func filesNamed(by patterns: [String], in directory: String, status: (String) -> FileStatus?)
         -> (files: [String], namedOutright: Bool) {
         var files: [String] = []
