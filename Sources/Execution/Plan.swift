@@ -184,6 +184,11 @@ public struct Plan: Sendable {
         upToDateBeforeRun = flags
     }
 
+    /// Whether `markUpToDate` marked the task: found up to date before the run.
+    public func isUpToDateBeforeRun(_ index: Int) -> Bool {
+        index < upToDateBeforeRun.count && upToDateBeforeRun[index]
+    }
+
     /// Makes the tasks that need nothing ready (or waiting); call once before the first `take`.
     public mutating func begin() -> [Transition] {
         var transitions: [Transition] = []
@@ -348,7 +353,7 @@ public struct Plan: Sendable {
             finish(index, as: cancelled ? .cancelled : .skipped, into: &transitions)
         } else if isStopping && task.when == .success {
             finish(index, as: .cancelled, into: &transitions)
-        } else if index < upToDateBeforeRun.count && upToDateBeforeRun[index] {
+        } else if isUpToDateBeforeRun(index) {
             upToDateToEnd.append(index)
         } else if task.hasConditions && !conditionsChecked[index] {
             transitions.append(Transition(task: index, from: states[index], to: .waiting))

@@ -22,8 +22,6 @@ struct RunBook {
     /// Per task, its up-to-date check's answer once checked. An array: filled from the pass before the run
     /// at once, where a dictionary took 100,000 inserts (perf, no-op rerun of 100,000 tasks: 1.4%).
     var answers: [UpToDateAnswer?]
-    /// Per graph node: found up to date by the pass before the run, whose history row that pass queued.
-    var endRecordedBeforeRun: [Bool] = []
     /// Per graph node, what was known before the run of why it runs (see `Runner.reason`); empty when nothing was.
     var forecast: [RunReason] = []
     /// Tasks found up to date: they end without running.

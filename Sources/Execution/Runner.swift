@@ -120,7 +120,6 @@ public final class Runner: Sendable {
             if let prepass {
                 book.answers.replaceSubrange(0..<prepass.answers.count, with: prepass.answers)
                 book.plan.markUpToDate(prepass.isUpToDate)
-                book.endRecordedBeforeRun = prepass.isUpToDate
             }
             if let criticalPaths { book.plan.rank(byCriticalPaths: criticalPaths) }
             book.forecast = forecast(from: prepass, tasks: book.tasks)
@@ -146,12 +145,10 @@ public final class Runner: Sendable {
         var step = Step()
         // Every task that ended is recorded, also those that never ran (skipped, cancelled), or the history
         // would count them as unfinished; queued under the lock, with their events (see `complete`).
-        // (The pass before the run recorded those it found up to date already.)
+        // (The pass before the run recorded those it found up to date already: the ones the Plan marked.)
         for transition in transitions where transition.to.isTerminal {
             let index = transition.task
-            let recordedBeforeRun = transition.to == .upToDate && index < book.endRecordedBeforeRun.count
-                && book.endRecordedBeforeRun[index]
-            if !recordedBeforeRun {
+            if !(transition.to == .upToDate && book.plan.isUpToDateBeforeRun(index)) {
                 history?.ended(book.tasks[index].id, state: transition.to, attempts: book.attempts[index],
                                duration: nil, exitCode: nil, answer: transition.to == .upToDate ? book.answers[index] : nil)
             }
