@@ -46,10 +46,9 @@ struct BuildEvidence: Sendable {
     /// Every path the rerun's checks would examine, with the status that keeps its verdict: an input's as its
     /// hash was taken, an output that no task reads as it is now. `nil` when an output is missing (the
     /// rerun would run its task) or the evidence is not complete.
-    /// - Parameter directory: the pipeline's folder, which relative keys are in.
-    func examinedPaths(in directory: String) -> [NoOpReplayRecord.ExaminedPath]? {
+    /// - Parameter path: the absolute path of a store key (`StateStore.path(ofFileKey:)`).
+    func examinedPaths(path: (String) -> String) -> [NoOpReplayRecord.ExaminedPath]? {
         guard isComplete else { return nil }
-        func path(_ key: String) -> String { key.hasPrefix("/") ? key : directory + "/" + key }
         var paths: [NoOpReplayRecord.ExaminedPath] = []
         paths.reserveCapacity(inputs.count + outputs.count)
         for (key, status) in inputs { paths.append(NoOpReplayRecord.ExaminedPath(path: path(key), status: status)) }

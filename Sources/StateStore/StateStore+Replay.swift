@@ -142,7 +142,7 @@ extension StateStore {
             return taken
         }
         guard evidence.isComplete, recorder.recordedWholeHistory, let build = build(), evidence.doneTasks == build.tasks.count,
-              let paths = evidence.examinedPaths(in: directory) else {
+              let paths = evidence.examinedPaths(path: path(ofFileKey:)) else {
             try forgetReplay(pipelineFile: pipelineFile)
             return false
         }
