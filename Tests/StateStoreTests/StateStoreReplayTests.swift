@@ -172,12 +172,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (store, saved) = try recordedStore(in: directory, retainedRuns: 3)
-        var replays: [RunID] = []
-        for _ in 0..<5 {
-            let run = try #require(try store.beginReplayedRun(saved, startTime: Date(), jobs: 1))
-            try store.finishRun(run, outcome: .succeeded, endTime: Date())
-            replays.append(run)
-        }
+        let replays = try Self.replay(saved, times: 5, in: store)
         // The latest 3 runs, and the recorded one whose rows they show.
         #expect(try store.recentRuns(pipelineFile: "ci.yaml").map(\.id) == Array(replays.suffix(3).reversed()) + [saved.sourceRun])
         #expect(try store.tasks(of: replays[4]).map(\.definition) == ["d-build", "d-test"])
@@ -206,13 +201,7 @@ import Testing
             try store.finishRun(run, outcome: .succeeded, endTime: Date())
             normal.append(run)
         }
-        var replays: [RunID] = []
-        for _ in 0..<4 {
-            try store.makeRoomForRun(pipelineFile: "ci.yaml")
-            let run = try #require(try store.beginReplayedRun(saved, startTime: Date(), jobs: 1))
-            try store.finishRun(run, outcome: .succeeded, endTime: Date())
-            replays.append(run)
-        }
+        let replays = try Self.replay(saved, times: 4, in: store, makingRoom: true)
         // The latest 3 runs, and the 3 older ones with rows: replays[0] went, a row of `runs` and nothing else.
         #expect(try store.recentRuns(pipelineFile: "ci.yaml", limit: 20).map(\.id)
                 == Array(replays.suffix(3).reversed()) + normal.reversed() + [saved.sourceRun])
@@ -221,6 +210,18 @@ import Testing
         #expect(try store.recentRuns(pipelineFile: "ci.yaml", limit: 20).map(\.id)
                 == [next] + Array(replays.suffix(2).reversed()) + [saved.sourceRun])
         #expect(try Self.taskRowCount(in: store) == 2, "the kept replays still show the rows of the run they repeat")
+    }
+
+    /// `count` replayed runs of `saved`, each finished; with `makingRoom`, each after `makeRoomForRun`, as
+    /// the command makes them.
+    private static func replay(_ saved: NoOpReplayRecord, times count: Int, in store: StateStore,
+                               makingRoom: Bool = false) throws -> [RunID] {
+        try (0..<count).map { _ in
+            if makingRoom { try store.makeRoomForRun(pipelineFile: saved.pipelineFile) }
+            let run = try #require(try store.beginReplayedRun(saved, startTime: Date(), jobs: 1))
+            try store.finishRun(run, outcome: .succeeded, endTime: Date())
+            return run
+        }
     }
 
     private static func taskRowCount(in store: StateStore) throws -> Int64 {
