@@ -18,8 +18,10 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libcurl's easy interface, loaded with dlopen on the first download (see Sources/CCurl/include/CCurl.h).
         .target(name: "CCurl"),
+        // Child processes cloned without posix_spawn's per-child stack mapping (see Sources/CSpawn/Spawn.c).
+        .target(name: "CSpawn"),
         .target(name: "JobGraphBasics"),
-        .target(name: "JobGraphSystem", dependencies: ["JobGraphBasics"]),
+        .target(name: "JobGraphSystem", dependencies: ["JobGraphBasics", "CSpawn"]),
         .target(name: "YAMLNodes", dependencies: ["JobGraphBasics", "CYAML"]),
         .target(name: "PipelineModel", dependencies: ["JobGraphBasics", "YAMLNodes"]),
         .target(name: "TaskGraph", dependencies: ["JobGraphBasics", "PipelineModel"]),

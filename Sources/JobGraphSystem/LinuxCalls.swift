@@ -24,8 +24,6 @@ enum LinuxCalls {
     typealias SignalFD = @convention(c) (CInt, UnsafePointer<sigset_t>?, CInt) -> CInt
     typealias PidFDOpen = @convention(c) (pid_t, CUnsignedInt) -> CInt
     typealias Pipe2 = @convention(c) (UnsafeMutablePointer<CInt>?, CInt) -> CInt
-    typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?) -> CInt
-    typealias AddClosefrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, CInt) -> CInt
     /// `prctl` is variadic in C; every option used here takes unsigned longs, passed in integer registers
     /// exactly as the named parameters of this type are.
     typealias Prctl = @convention(c) (CInt, CUnsignedLong, CUnsignedLong, CUnsignedLong, CUnsignedLong) -> CInt
@@ -38,9 +36,6 @@ enum LinuxCalls {
     static let signalFD = symbol("signalfd", as: SignalFD.self)
     static let pidFDOpen = symbol("pidfd_open", as: PidFDOpen.self)
     static let pipe2 = symbol("pipe2", as: Pipe2.self)
-    static let addChdir = symbol("posix_spawn_file_actions_addchdir_np", as: AddChdir.self)
-    /// glibc 2.34 and later; when absent, O_CLOEXEC on every descriptor we open is the only guard.
-    static let addClosefrom = symbol("posix_spawn_file_actions_addclosefrom_np", as: AddClosefrom.self)
     static let prctl = symbol("prctl", as: Prctl.self)
     /// glibc 2.36 and later.
     static let pidFDSendSignal = symbol("pidfd_send_signal", as: PidFDSendSignal.self)

@@ -1,21 +1,20 @@
+import CSpawn
 import Glibc
 
-/// Starts child processes with `posix_spawn`, each in its own process group, with output on one pipe.
+/// Starts child processes, each in its own process group, with output on one pipe.
 ///
 /// Each child gets: stdin from `/dev/null`; stdout and stderr together on a new pipe; no other descriptor
-/// (every descriptor this module opens is close-on-exec, and glibc's `addclosefrom_np` closes the rest);
-/// its own process group (`POSIX_SPAWN_SETPGROUP`, group 0), so one `kill(-pgid)` reaches its
-/// grandchildren; an empty signal mask and default actions for every catchable signal, even though this
-/// process blocks the run-control signals (`SignalSet`). Safe from any thread; `posix_spawn` uses
-/// `CLONE_VFORK`, so no memory is copied however large this process is.
+/// (every descriptor this module opens is close-on-exec, and the child closes the rest); its own process
+/// group, so one `kill(-pgid)` reaches its grandchildren; an empty signal mask and default actions for every
+/// signal, even though this process blocks the run-control signals (`SignalSet`). Safe from any thread. The
+/// child is cloned with `CLONE_VM | CLONE_VFORK`, as `posix_spawn` does, so no memory is copied however large
+/// this process is; `jobgraph_spawn` (the CSpawn module) says why it is not `posix_spawn` itself.
 public struct ProcessSpawner: Sendable {
     /// The shell for commands that need one.
     public static let defaultShell = "/bin/sh"
 
     /// The program cache, shared by every copy of this spawner.
     public let locator: ProgramLocator
-    /// The attributes and file actions, built once; shared by every copy of this spawner.
-    private let settings = SpawnSettings()
     /// The shell `spawn(command:…)` uses for text with shell syntax.
     public var shell: String
 
@@ -83,31 +82,15 @@ public struct ProcessSpawner: Sendable {
         guard let argv = CStringArray(configuration.arguments), let ownEnvironment = CStringArray(configuration.environment)
         else { throw SystemError("posix_spawn", errno: .invalidArgument, subject: program) }
 
+        let input = try Self.nullDevice.get()
         let pipe = try FileDescriptor.makePipe()
         let pid: pid_t
         do throws(SystemError) {
             try pipe.readEnd.setNonBlocking()
-            pid = try settings.withSettings(output: pipe.writeEnd, workingDirectory: configuration.workingDirectory) {
-                (actions, attributes) throws(SystemError) in
-                var pid: pid_t = 0
-                var pause: useconds_t = 1_000
-                while true {
-                    do throws(SystemError) {
-                        try withEnvironment(configuration.sharedEnvironment, adding: ownEnvironment,
-                                            count: configuration.environment.count) { envp throws(SystemError) in
-                            try sysReturningError("posix_spawn", subject: program) {
-                                posix_spawn(&pid, program, actions, attributes, argv.pointers, envp)
-                            }
-                        }
-                        return pid
-                    } catch where error.errno == .textFileBusy && pause <= Self.longestTextBusyPause {
-                        // ETXTBSY: another thread of some process still holds the file open for writing,
-                        // typically a child forked while the file was being written, between its fork and
-                        // its exec. That window closes within microseconds, so wait briefly and try again.
-                        usleep(pause)
-                        pause *= 2
-                    }
-                }
+            pid = try withEnvironment(configuration.sharedEnvironment, adding: ownEnvironment,
+                                      count: configuration.environment.count) { envp throws(SystemError) in
+                try Self.spawnRetryingBusyText(program, arguments: argv.pointers, environment: envp, output: pipe.writeEnd,
+                                               input: input, workingDirectory: configuration.workingDirectory)
             }
         } catch {
             pipe.readEnd.closeIgnoringErrors()
@@ -132,6 +115,50 @@ public struct ProcessSpawner: Sendable {
         }
     }
 
+    /// One `jobgraph_spawn`, tried again while the executable is busy; its errors carry the name
+    /// `posix_spawn`, whose contract it keeps.
+    private static func spawnRetryingBusyText(
+        _ program: String, arguments: UnsafePointer<UnsafeMutablePointer<CChar>?>,
+        environment: UnsafePointer<UnsafeMutablePointer<CChar>?>, output: FileDescriptor, input: FileDescriptor,
+        workingDirectory: String?
+    ) throws(SystemError) -> pid_t {
+        var pid: pid_t = 0
+        var pause: useconds_t = 1_000
+        while true {
+            let result = program.withCString { path in
+                withOptionalCString(workingDirectory) { directory in
+                    var request = jobgraph_spawn_request(
+                        path: path, arguments: UnsafeRawPointer(arguments).assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self),
+                        environment: UnsafeRawPointer(environment).assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self),
+                        output: output.rawValue, input: input.rawValue, directory: directory)
+                    return jobgraph_spawn(&request, &pid)
+                }
+            }
+            if result == 0 { return pid }
+            let error = SystemError("posix_spawn", errno: Errno(rawValue: result), subject: program)
+            guard error.errno == .textFileBusy && pause <= longestTextBusyPause else { throw error }
+            // ETXTBSY: another thread of some process still holds the file open for writing, typically a child
+            // forked while the file was being written, between its fork and its exec. That window closes within
+            // microseconds, so wait briefly and try again.
+            usleep(pause)
+            pause *= 2
+        }
+    }
+
+    /// `/dev/null`, opened once for every child's standard input, at descriptor 3 or above (which
+    /// `jobgraph_spawn` needs) and close-on-exec. Never closed: it lives as long as the process may spawn.
+    private static let nullDevice: Result<FileDescriptor, SystemError> = {
+        let opened = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard opened >= 0 else { return .failure(SystemError("open", errno: Errno(rawValue: errno), subject: "/dev/null")) }
+        guard opened < 3 else { return .success(FileDescriptor(rawValue: opened)) }
+        // This process started with 0–2 closed: move it out of the child's way.
+        let moved = fcntl(opened, F_DUPFD_CLOEXEC, 3)
+        let failure = errno
+        _ = close(opened)
+        guard moved >= 0 else { return .failure(SystemError("fcntl", errno: Errno(rawValue: failure), subject: "/dev/null")) }
+        return .success(FileDescriptor(rawValue: moved))
+    }()
+
     /// Calls `body` with the `envp` of `shared`'s entries followed by `own`'s.
     private func withEnvironment<Result>(
         _ shared: EnvironmentBlock?, adding own: borrowing CStringArray, count: Int,
@@ -139,6 +166,11 @@ public struct ProcessSpawner: Sendable {
     ) throws(SystemError) -> Result {
         guard let shared else { return try body(own.pointers) }
         return try shared.withPointers(adding: own, count: count, body)
+    }
+
+    private static func withOptionalCString<Result>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> Result) -> Result {
+        guard let string else { return body(nil) }
+        return string.withCString { body($0) }
     }
 
     /// The last pause before giving up on an executable that stays busy (the pauses sum to about half a second).

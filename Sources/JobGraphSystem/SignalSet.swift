@@ -46,17 +46,4 @@ public struct SignalSet: Hashable, Sendable, ExpressibleByArrayLiteral {
         for signal in signals { sigaddset(&mask, signal.number) }
         return mask
     }
-
-    /// Every signal a child should start with at its default action: all standard signals but SIGKILL and
-    /// SIGSTOP (which cannot be changed). Only "ignored" survives `exec` (handlers are reset anyway), and
-    /// glibc's spawn helper visits each signal regardless, so naming them all costs nothing and also
-    /// covers whatever this process or a library chose to ignore, SIGPIPE included.
-    static var allCatchable: sigset_t {
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        for number in 1..<CInt(32) where number != SIGKILL && number != SIGSTOP {
-            sigaddset(&mask, number)
-        }
-        return mask
-    }
 }

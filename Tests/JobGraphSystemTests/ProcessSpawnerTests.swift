@@ -164,6 +164,49 @@ import Testing
         }
     }
 
+    /// Whatever this process ignores, handles or blocks, a child starts as a fresh program would: every
+    /// signal at its default action (an ignored one would survive the exec) and none blocked.
+    @Test func childStartsWithEverySignalAtItsDefaultActionAndNoneBlocked() async throws {
+        // SIGURG's default is to ignore it, so ignoring it here changes nothing else in the test process; the
+        // real-time signal gets a handler that nothing sends it.
+        let realTimeSignal: CInt = 41   // SIGRTMIN + 7 under glibc
+        let previousUrgent = signal(SIGURG, SIG_IGN)
+        let previousRealTime = signal(realTimeSignal) { _ in }
+        defer {
+            signal(SIGURG, previousUrgent)
+            signal(realTimeSignal, previousRealTime)
+        }
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGUSR2)
+        var previousMask = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &blocked, &previousMask)
+        defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
+
+        try await withEventLoop { loop in
+            // `cat` is exec'd directly (no shell syntax) and installs no handler: it shows what it started with.
+            let result = try await run("cat /proc/self/status", on: loop)
+            let fields = Dictionary(result.lines.compactMap { line -> (String, String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            }, uniquingKeysWith: { first, _ in first })
+            #expect(fields["SigIgn"] == "0000000000000000")
+            #expect(fields["SigCgt"] == "0000000000000000")
+            #expect(fields["SigBlk"] == "0000000000000000")
+        }
+    }
+
+    @Test func childLeadsAProcessGroupOfItsOwn() async throws {
+        try await withEventLoop { loop in
+            let result = try await run("cat /proc/self/stat", on: loop)
+            // "pid (comm) state ppid pgrp …"; cat's name holds no space or parenthesis.
+            let fields = try #require(result.lines.first).split(separator: " ")
+            #expect(fields.count > 4)
+            #expect(fields[4] == fields[0])
+            #expect(fields[4] != "\(getpgrp())")
+        }
+    }
+
     @Test func missingExecutableIsATypedError() throws {
         let configuration = SpawnConfiguration(
             executablePath: "/nonexistent/jobgraph-tool", arguments: ["jobgraph-tool"], environment: testEnvironment)

@@ -1,0 +1,32 @@
+#ifndef JOBGRAPH_CSPAWN_H
+#define JOBGRAPH_CSPAWN_H
+
+// Starts a child process the way posix_spawn does (a clone that shares this process's memory until the
+// child's exec), without what glibc's posix_spawn adds per child and jobgraph does not need: a stack
+// mapped and unmapped for every child, and file actions replayed from a list. See Spawn.c for why.
+
+#include <sys/types.h>
+
+typedef struct {
+    /// The program to run; not searched for in PATH.
+    const char *path;
+    /// NULL-terminated.
+    char *const *arguments;
+    /// NULL-terminated `NAME=value` entries.
+    char *const *environment;
+    /// Becomes the child's standard output and standard error.
+    int output;
+    /// An open descriptor numbered 3 or above that becomes the child's standard input.
+    int input;
+    /// The child's working directory; NULL keeps this process's.
+    const char *directory;
+} jobgraph_spawn_request;
+
+/// Starts `request->path` in a new process group of its own, with an empty signal mask, every signal at its
+/// default action, descriptors 0–2 as the request says and no other descriptor open.
+///
+/// Returns 0 and stores the child's id in `*child`, or returns an errno value: from clone, or from the
+/// child's setup or its execve (in which case the child has already been reaped).
+int jobgraph_spawn(const jobgraph_spawn_request *request, pid_t *child);
+
+#endif
