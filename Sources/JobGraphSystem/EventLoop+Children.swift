@@ -82,9 +82,16 @@ extension EventLoop {
             // End of file (or an error a pipe cannot really report, treated alike): flush, then maybe finish.
             if !child.partialLine.isEmpty { deliver(child.partialLine, of: child) }
             child.partialLine = []
-            removeAndClose(output)
+            closeWatched(output)
             child.output = nil
-            finishIfDone(child)
+            if child.status == nil {
+                // A child closes its descriptors before the kernel marks it exited, so the pidfd's event
+                // usually comes a moment after this one, and waiting for it cost the loop a second wake-up
+                // per task. Reaping now, when the child has already exited, ends it on this one.
+                reap(slot: slot, generation: generation)
+            } else {
+                finishIfDone(child)
+            }
             return
         }
 
@@ -135,7 +142,7 @@ extension EventLoop {
         // With WNOHANG, a child that has not exited yet leaves the zeroed `siginfo_t` alone.
         guard info._sifields._sigchld.si_pid != 0 else { return }
         child.status = Self.exitStatus(from: info)
-        removeAndClose(exitDescriptor)
+        closeWatched(exitDescriptor)
         child.exitDescriptor = nil
         leaderExited(child.process)
         finishIfDone(child)
@@ -148,6 +155,14 @@ extension EventLoop {
         case Int(CLD_DUMPED): return .signalled(signal: status, coreDumped: true)
         default: return .exited(code: status)
         }
+    }
+
+    /// Closes a child's pipe or pidfd, which also takes it out of the epoll set: the loop holds the only
+    /// descriptor of its file, so no `EPOLL_CTL_DEL` is needed (two system calls a task). A child spawned
+    /// at that moment holds a copy only until its exec; an event the copy lets through names this child's
+    /// slot and generation, which no longer match.
+    private func closeWatched(_ descriptor: FileDescriptor) {
+        descriptor.closeIgnoringErrors()
     }
 
     /// Delivers the exit once the process is reaped and its output is at end of file, whichever came last.

@@ -29,10 +29,10 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         try sys("read") { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
     }
 
-    /// Adds `O_NONBLOCK` to the descriptor's status flags.
-    func setNonBlocking() throws(SystemError) {
-        let flags = try sys("fcntl") { fcntl(rawValue, F_GETFL) }
-        _ = try sys("fcntl") { fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }
+    /// Makes `O_NONBLOCK` the descriptor's only status flag, for a descriptor that has no other (a new
+    /// pipe's end), without a system call to read the flags first.
+    func setOnlyNonBlocking() throws(SystemError) {
+        _ = try sys("fcntl") { fcntl(rawValue, F_SETFL, O_NONBLOCK) }
     }
 
     /// A new pipe, both ends close-on-exec from the start (`pipe2`), so no concurrently spawned child can

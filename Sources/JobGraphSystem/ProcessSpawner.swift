@@ -86,7 +86,7 @@ public struct ProcessSpawner: Sendable {
         let pipe = try FileDescriptor.makePipe()
         let pid: pid_t
         do throws(SystemError) {
-            try pipe.readEnd.setNonBlocking()
+            try pipe.readEnd.setOnlyNonBlocking()
             pid = try withEnvironment(configuration.sharedEnvironment, adding: ownEnvironment,
                                       count: configuration.environment.count) { envp throws(SystemError) in
                 try Self.spawnRetryingBusyText(program, arguments: argv.pointers, environment: envp, output: pipe.writeEnd,
