@@ -341,25 +341,26 @@ public struct Plan: Sendable {
     /// All needs are done: the task becomes ready (or waits for its conditions), or the `when` rules skip
     /// or cancel it.
     private mutating func settle(_ index: Int, into transitions: inout [Transition]) {
-        let task = tasks[index]
+        // Field by field: a copy of the task retains its arrays (perf: 4% of a checked no-op rerun's transitions).
+        let when = tasks[index].when
         let runs: Bool
-        switch task.when {
+        switch when {
         case .success: runs = !needUnsatisfied[index]
         case .failure: runs = needFailed[index]
         case .always: runs = true
         }
         if !runs {
-            let cancelled = needCancelled[index] && task.when == .success
+            let cancelled = needCancelled[index] && when == .success
             finish(index, as: cancelled ? .cancelled : .skipped, into: &transitions)
-        } else if isStopping && task.when == .success {
+        } else if isStopping && when == .success {
             finish(index, as: .cancelled, into: &transitions)
         } else if isUpToDateBeforeRun(index) {
             upToDateToEnd.append(index)
-        } else if task.hasConditions && !conditionsChecked[index] {
+        } else if tasks[index].hasConditions && !conditionsChecked[index] {
             transitions.append(Transition(task: index, from: states[index], to: .waiting))
             states[index] = .waiting
             requests.checkConditions.append(index)
-        } else if task.isFanOut {
+        } else if tasks[index].isFanOut {
             transitions.append(Transition(task: index, from: states[index], to: .ready))
             transitions.append(Transition(task: index, from: .ready, to: .executing))
             states[index] = .executing

@@ -22,6 +22,12 @@ struct RunBook {
     /// Per task, its up-to-date check's answer once checked. An array: filled from the pass before the run
     /// at once, where a dictionary took 100,000 inserts (perf, no-op rerun of 100,000 tasks: 1.4%).
     var answers: [UpToDateAnswer?]
+
+    /// The cause in task `index`'s answer, read in place: copying the answer copies its fingerprints, an
+    /// existential (perf, checked rerun of 100,000 tasks: 10% of the run's events were that copy).
+    func answerCause(_ index: Int) -> RunReason? {
+        answers.withUnsafeBufferPointer { $0[index]?.cause }
+    }
     /// Per graph node, what was known before the run of why it runs (see `Runner.reason`); empty when nothing was.
     var forecast: [RunReason] = []
     /// Tasks found up to date: they end without running.

@@ -15,13 +15,13 @@ extension Runner {
     /// carries that answer (`executing -> succeeded  (input 'a.txt' changed)`).
     func reason(_ index: Int, from: TaskState, to: TaskState, in book: RunBook) -> String? {
         let forecast = index < book.forecast.count ? book.forecast[index] : nil
-        if to == .upToDate { return (book.answers[index]?.cause ?? .upToDate).description }
+        if to == .upToDate { return (book.answerCause(index) ?? .upToDate).description }
         if from == .ready && to == .executing {
             if configuration.force { return (forecast ?? .forced).description }
-            return (book.answers[index]?.cause ?? forecast)?.description
+            return (book.answerCause(index) ?? forecast)?.description
         }
-        if from == .executing, to.isTerminal, forecast?.decision != .runs, let answer = book.answers[index] {
-            return configuration.force ? RunReason.forced.description : answer.reason
+        if from == .executing, to.isTerminal, forecast?.decision != .runs, let cause = book.answerCause(index) {
+            return configuration.force ? RunReason.forced.description : cause.description
         }
         return nil
     }

@@ -208,16 +208,19 @@ public final class Runner: Sendable {
         // channel's lock for each one cost more than making them (callgrind).
         var events: [RunEvent] = []
         events.reserveCapacity(transitions.count)
+        // One reading of the clocks for the batch, whose transitions happen at one moment: two readings per
+        // transition were 6% of the events a checked no-op rerun of 100,000 tasks sends at its start (perf).
+        let moment = Moment(time: Date(), elapsed: elapsed())
         for transition in transitions {
             // A fan-out runs no operation of its own: its times come from the Plan's transitions.
             if book.plan.tasks[transition.task].isFanOut {
-                if transition.to == .executing { book.firstStarted[transition.task] = elapsed() }
-                if transition.to.isTerminal, book.ended[transition.task] == nil { book.ended[transition.task] = elapsed() }
+                if transition.to == .executing { book.firstStarted[transition.task] = moment.elapsed }
+                if transition.to.isTerminal, book.ended[transition.task] == nil { book.ended[transition.task] = moment.elapsed }
             }
             // A task found up to date before the run spent no time executing; its event carries a duration
             // all the same, as a task checked at its start does.
             events.append(.transition(self.transition(transition.task, from: transition.from, to: transition.to,
-                                                      duration: transition.to == .upToDate ? 0 : nil, in: book)))
+                                                      duration: transition.to == .upToDate ? 0 : nil, at: moment, in: book)))
         }
         self.events.yield(contentsOf: events)
     }
@@ -227,11 +230,17 @@ public final class Runner: Sendable {
         events.yield(.transition(transition(index, from: from, to: to, exitCode: exitCode, error: error, duration: duration, in: book)))
     }
 
+    /// When a transition happened: the wall clock and seconds since the run started.
+    private struct Moment {
+        var time: Date
+        var elapsed: Double
+    }
+
     private func transition(_ index: Int, from: TaskState, to: TaskState, exitCode: Int32? = nil, error: String? = nil,
-                            duration: Double? = nil, in book: RunBook) -> TaskTransition {
+                            duration: Double? = nil, at moment: Moment? = nil, in book: RunBook) -> TaskTransition {
         let task = book.tasks[index]
         var transition = TaskTransition(
-            time: Date(), elapsed: elapsed(), task: task.id, from: from, to: to,
+            time: moment?.time ?? Date(), elapsed: moment?.elapsed ?? elapsed(), task: task.id, from: from, to: to,
             attempt: max(1, book.attempts[index]), queue: queueNames[task.queue],
             exitCode: exitCode, error: error, duration: duration)
         transition.reason = reason(index, from: from, to: to, in: book)
