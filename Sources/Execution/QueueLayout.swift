@@ -29,17 +29,20 @@ extension Plan {
     public init(graph: TaskGraph, layout: QueueLayout, jobs: Int, keepGoing: Bool, durations: [Double]? = nil) {
         let criticalPaths = durations.map { graph.criticalPathLengths(durations: $0) } ?? graph.criticalPathLengths()
         let categories = ExclusivityCategories(graph: graph)
-        let tasks = graph.nodes.indices.map { index in
-            let node = graph.nodes[index]
-            let spec = node.spec
-            var weight = 1
-            if case .parallel(let commands) = spec.action { weight = max(1, commands.count) }
-            return Plan.Task(id: node.id, queue: layout.queueOfTask[index], priority: spec.priority,
-                             criticalPath: criticalPaths[index], when: spec.when, allowsFailure: spec.allowFailure,
-                             needs: Array(graph.dependencies[index]),
-                             hasConditions: spec.conditions.contains { !node.isDynamicFanOut || !$0.usesItem },
-                             categories: categories.indices(of: spec.exclusive), weight: weight,
-                             isService: spec.service != nil, isFanOut: node.isDynamicFanOut)
+        // Each node read in place: binding it copied its whole TaskSpec, a retain and release per field
+        // (perf, checked no-op rerun of 100,000 tasks: a quarter of the runner's setup).
+        let tasks = graph.nodes.withUnsafeBufferPointer { nodes in
+            nodes.indices.map { index in
+                var weight = 1
+                if case .parallel(let commands) = nodes[index].spec.action { weight = max(1, commands.count) }
+                let isFanOut = nodes[index].isDynamicFanOut
+                return Plan.Task(id: nodes[index].id, queue: layout.queueOfTask[index], priority: nodes[index].spec.priority,
+                                 criticalPath: criticalPaths[index], when: nodes[index].spec.when,
+                                 allowsFailure: nodes[index].spec.allowFailure, needs: Array(graph.dependencies[index]),
+                                 hasConditions: nodes[index].spec.conditions.contains { !isFanOut || !$0.usesItem },
+                                 categories: nodes[index].spec.exclusive.isEmpty ? [] : categories.indices(of: nodes[index].spec.exclusive),
+                                 weight: weight, isService: nodes[index].spec.service != nil, isFanOut: isFanOut)
+            }
         }
         self.init(tasks: tasks, jobs: jobs, queueLimits: layout.limits, categoryCount: categories.names.count, keepGoing: keepGoing)
     }
