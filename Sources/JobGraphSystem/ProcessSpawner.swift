@@ -127,10 +127,8 @@ public struct ProcessSpawner: Sendable {
         while true {
             let result = program.withCString { path in
                 withOptionalCString(workingDirectory) { directory in
-                    var request = jobgraph_spawn_request(
-                        path: path, arguments: UnsafeRawPointer(arguments).assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self),
-                        environment: UnsafeRawPointer(environment).assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self),
-                        output: output.rawValue, input: input.rawValue, directory: directory)
+                    var request = jobgraph_spawn_request(path: path, arguments: arguments, environment: environment,
+                                                         output: output.rawValue, input: input.rawValue, directory: directory)
                     return jobgraph_spawn(&request, &pid)
                 }
             }
@@ -147,17 +145,13 @@ public struct ProcessSpawner: Sendable {
 
     /// `/dev/null`, opened once for every child's standard input, at descriptor 3 or above (which
     /// `jobgraph_spawn` needs) and close-on-exec. Never closed: it lives as long as the process may spawn.
-    private static let nullDevice: Result<FileDescriptor, SystemError> = {
-        let opened = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        guard opened >= 0 else { return .failure(SystemError("open", errno: Errno(rawValue: errno), subject: "/dev/null")) }
-        guard opened < 3 else { return .success(FileDescriptor(rawValue: opened)) }
+    private static let nullDevice = Result { () throws(SystemError) -> FileDescriptor in
+        let opened = try sys("open", subject: "/dev/null") { open("/dev/null", O_RDONLY | O_CLOEXEC) }
+        guard opened < 3 else { return FileDescriptor(rawValue: opened) }
         // This process started with 0–2 closed: move it out of the child's way.
-        let moved = fcntl(opened, F_DUPFD_CLOEXEC, 3)
-        let failure = errno
-        _ = close(opened)
-        guard moved >= 0 else { return .failure(SystemError("fcntl", errno: Errno(rawValue: failure), subject: "/dev/null")) }
-        return .success(FileDescriptor(rawValue: moved))
-    }()
+        defer { _ = close(opened) }
+        return FileDescriptor(rawValue: try sys("fcntl", subject: "/dev/null") { fcntl(opened, F_DUPFD_CLOEXEC, 3) })
+    }
 
     /// Calls `body` with the `envp` of `shared`'s entries followed by `own`'s.
     private func withEnvironment<Result>(
