@@ -40,7 +40,7 @@ extension Plan {
                                  criticalPath: criticalPaths[index], when: nodes[index].spec.when,
                                  allowsFailure: nodes[index].spec.allowFailure, needs: Array(graph.dependencies[index]),
                                  hasConditions: nodes[index].spec.conditions.contains { !isFanOut || !$0.usesItem },
-                                 categories: nodes[index].spec.exclusive.isEmpty ? [] : categories.indices(of: nodes[index].spec.exclusive),
+                                 categories: categories.indices(of: nodes[index].spec.exclusive),
                                  weight: weight, isService: nodes[index].spec.service != nil, isFanOut: isFanOut)
             }
         }
