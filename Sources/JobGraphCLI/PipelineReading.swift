@@ -35,8 +35,14 @@ func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: S
 
 /// As `reportedSelection(_:variableOverrides:)`, leaving what was found in `diagnostics` (a run with a
 /// warning is not replayed: the replay would not print it).
-func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: String], diagnostics: inout Diagnostics) -> TaskGraph? {
-    var graph = PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+/// - Parameter bytes: the pipeline file as already read, when it was; else it is read here.
+func reportedSelection(_ source: ResolvedPipeline, bytes: [UInt8]? = nil, variableOverrides: [String: String],
+                       diagnostics: inout Diagnostics) -> TaskGraph? {
+    var graph = if let bytes {
+        PipelineCheck.graph(bytes, file: source.file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+    } else {
+        PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+    }
     if let whole = graph, !diagnostics.hasErrors, !source.tasks.isEmpty {
         graph = whole.selecting(source.tasks, diagnostics: &diagnostics)
     }

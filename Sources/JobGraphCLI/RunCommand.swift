@@ -94,7 +94,10 @@ struct RunCommand: AsyncParsableCommand {
             replayContext = context
         }
         var diagnostics = Diagnostics()
-        guard let graph = reportedSelection(source, variableOverrides: pipeline.variableOverrides, diagnostics: &diagnostics) else {
+        // Loaded from the bytes the replay attempt read: the file is read once, and the verdict recorded
+        // after the run is on the bytes the run loaded.
+        guard let graph = reportedSelection(source, bytes: replay?.pipelineBytes, variableOverrides: pipeline.variableOverrides,
+                                            diagnostics: &diagnostics) else {
             replayContext?.close()
             throw ExitCode(ExitStatus.invalid)
         }

@@ -26,6 +26,12 @@ extension StateStore {
     public func replayCandidate(pipelineFile: String, key: [UInt8], pipelineBytes: [UInt8]) -> ReplayCandidate? {
         let found = try? withDatabase { database throws(SQLiteError) -> ReplayCandidate? in
             try database.readTransaction { () throws(SQLiteError) -> ReplayCandidate? in
+                // The stored file's length first: SQLite answers `length` of a blob from the row's header.
+                // Any other column of the row lies past the file's bytes, and reading it walks them all
+                // (perf: 54 ms before a checked rerun of 100,000 tasks, an 11.5 MB file, could begin).
+                let storedLength = try database.query("SELECT length(pipeline_bytes) FROM noop_replays WHERE pipeline = ?1",
+                                                      [.text(Self.pipelineKey(pipelineFile))]) { $0.integer(0) }.first
+                guard storedLength == Int64(pipelineBytes.count) else { return nil }
                 let generation = try Self.generation(in: database)
                 let candidate = try database.withCachedStatement("""
                     SELECT key, pipeline_bytes, generation, source_run, task_count, body FROM noop_replays WHERE pipeline = ?1

@@ -136,6 +136,10 @@ import Testing
         #expect(store.validReplay(pipelineFile: "other.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == nil)
         #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key + [0], pipelineBytes: saved.pipelineBytes) == nil)
         #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes + [10]) == nil)
+        // A file of the same length (the first check) but one byte changed.
+        var edited = saved.pipelineBytes
+        edited[edited.count - 1] ^= 1
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: edited) == nil)
 
         // A path that appears where the checks found none.
         try "".write(toFile: directory.path + "/gone", atomically: false, encoding: .utf8)
