@@ -10,6 +10,8 @@ final class WatchedChild {
     let generation: UInt32
     var output: FileDescriptor?
     var exitDescriptor: FileDescriptor?
+    /// The write end of `output` this process holds until the child exits (`ProcessSpawner.holdsOutputOpen`).
+    var heldOutput: FileDescriptor?
     var status: TerminationStatus?
     var partialLine: [UInt8] = []
 
@@ -21,6 +23,7 @@ final class WatchedChild {
         self.generation = generation
         self.output = child.output
         self.exitDescriptor = child.exitDescriptor
+        self.heldOutput = child.heldOutput
     }
 }
 
@@ -75,24 +78,40 @@ extension EventLoop {
     }
 
     func readOutput(slot: Int, generation: UInt32) {
-        guard let child = child(slot: slot, generation: generation), let output = child.output else { return }
+        guard let child = child(slot: slot, generation: generation), let output = child.output,
+              readOnce(output, of: child) == .endOfFile else { return }
+        if child.status == nil {
+            // A child closes its descriptors before the kernel marks it exited, so the pidfd's event
+            // usually comes a moment after this one, and waiting for it cost the loop a second wake-up
+            // per task. Reaping now, when the child has already exited, ends it on this one.
+            reap(slot: slot, generation: generation)
+        } else {
+            finishIfDone(child)
+        }
+    }
+
+    /// What one read of a child's output found.
+    enum OutputRead {
+        /// Bytes, delivered as lines; there may be more.
+        case data
+        /// Nothing for now.
+        case empty
+        /// End of file: the rest is delivered and the pipe closed.
+        case endOfFile
+    }
+
+    /// Reads what the pipe holds, once, and delivers each complete line; at end of file (or an error a pipe
+    /// cannot really report, treated alike) delivers the unfinished line too and closes the pipe.
+    private func readOnce(_ output: FileDescriptor, of child: WatchedChild) -> OutputRead {
         let count = read(output.rawValue, readBuffer, Self.readBufferSize)
-        if count == -1 && (errno == EAGAIN || errno == EINTR) { return }
+        if count == -1 && errno == EINTR { return .data }
+        if count == -1 && errno == EAGAIN { return .empty }
         guard count > 0 else {
-            // End of file (or an error a pipe cannot really report, treated alike): flush, then maybe finish.
             if !child.partialLine.isEmpty { deliver(child.partialLine, of: child) }
             child.partialLine = []
             closeWatched(output)
             child.output = nil
-            if child.status == nil {
-                // A child closes its descriptors before the kernel marks it exited, so the pidfd's event
-                // usually comes a moment after this one, and waiting for it cost the loop a second wake-up
-                // per task. Reaping now, when the child has already exited, ends it on this one.
-                reap(slot: slot, generation: generation)
-            } else {
-                finishIfDone(child)
-            }
-            return
+            return .endOfFile
         }
 
         var start = 0
@@ -114,6 +133,7 @@ extension EventLoop {
             child.partialLine.append(contentsOf: UnsafeRawBufferPointer(start: readBuffer + start, count: count - start))
             deliverLongPieces(of: child)
         }
+        return .data
     }
 
     /// Delivers full `maximumLineLength` pieces of an overlong pending line.
@@ -145,6 +165,15 @@ extension EventLoop {
         closeWatched(exitDescriptor)
         child.exitDescriptor = nil
         leaderExited(child.process)
+        if let held = child.heldOutput {
+            // All the child printed is in the pipe now. Read to its end here, on the exit's wake-up; a pipe
+            // still open after that is held by a descendant, and its end of file comes as an event of its own.
+            // (A few reads at most: a descendant that keeps writing is read as its events come, like any child.)
+            held.closeIgnoringErrors()
+            child.heldOutput = nil
+            var reads = 0
+            while reads < 16, let output = child.output, readOnce(output, of: child) == .data { reads += 1 }
+        }
         finishIfDone(child)
     }
 
@@ -185,6 +214,8 @@ extension EventLoop {
         release(child)
         if let output = child.output { removeAndClose(output) }
         child.output = nil
+        child.heldOutput?.closeIgnoringErrors()
+        child.heldOutput = nil
         if let exitDescriptor = child.exitDescriptor {
             removeAndClose(exitDescriptor)
             child.exitDescriptor = nil

@@ -17,6 +17,12 @@ public struct ProcessSpawner: Sendable {
     public let locator: ProgramLocator
     /// The shell `spawn(command:…)` uses for text with shell syntax.
     public var shell: String
+    /// Whether each child's `heldOutput` keeps a write end of its output pipe in this process, for an
+    /// `EventLoop` to close when it sees the child exit. The pipe's end of file then comes with the exit,
+    /// and the loop wakes once per child where it woke twice (end of file, then the pidfd: a context switch
+    /// on a busy core, for every task). Off by default: a caller that reads the output to its end itself
+    /// would wait forever.
+    public var holdsOutputOpen = false
 
     /// A spawner with its own program cache and `/bin/sh`.
     public init(locator: ProgramLocator = ProgramLocator(), shell: String = ProcessSpawner.defaultShell) {
@@ -97,20 +103,23 @@ public struct ProcessSpawner: Sendable {
             pipe.writeEnd.closeIgnoringErrors()
             throw error
         }
-        // Only the child keeps the write end; once it (and its descendants) exit, reading gives EOF.
-        pipe.writeEnd.closeIgnoringErrors()
+        // Unless held, only the child keeps the write end; once it (and its descendants) exit, reading gives EOF.
+        let heldOutput = holdsOutputOpen ? pipe.writeEnd : nil
+        if !holdsOutputOpen { pipe.writeEnd.closeIgnoringErrors() }
 
         do throws(SystemError) {
             let pidfdOpen = try LinuxCalls.require(LinuxCalls.pidFDOpen, "pidfd_open")
             // The pid cannot be reused before we reap it, so opening the pidfd after the spawn is race-free.
             let exitDescriptor = FileDescriptor(rawValue: try sys("pidfd_open", subject: program) { pidfdOpen(pid, 0) })
-            return ChildProcess(id: ProcessID(rawValue: pid), output: pipe.readEnd, exitDescriptor: exitDescriptor)
+            return ChildProcess(id: ProcessID(rawValue: pid), output: pipe.readEnd, exitDescriptor: exitDescriptor,
+                                heldOutput: heldOutput)
         } catch {
             // A child we cannot watch must not run on unobserved.
             kill(-pid, SIGKILL)
             var status: CInt = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
             pipe.readEnd.closeIgnoringErrors()
+            heldOutput?.closeIgnoringErrors()
             throw error
         }
     }

@@ -20,6 +20,9 @@ public final class LocalExecutor: TaskExecutor {
     ///   - failures: where a log that cannot be written is reported, once per file.
     public init(loop: EventLoop, logDirectory: String, spawner: ProcessSpawner = ProcessSpawner(), failures: WriteFailures? = nil) {
         self.loop = loop
+        var spawner = spawner
+        // Every child goes to the loop, which closes the held end at the child's exit.
+        spawner.holdsOutputOpen = true
         self.spawner = spawner
         self.logDirectory = LogDirectory(path: logDirectory, failures: failures)
     }

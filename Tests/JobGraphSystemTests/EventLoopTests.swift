@@ -85,6 +85,31 @@ import Testing
         }
     }
 
+    @Test(arguments: [true, false])
+    func everyLineAChildPrintsJustBeforeItExitsComesBeforeItsExit(holdsOutputOpen: Bool) async throws {
+        // 2,000 lines written at the end, more than the loop reads at once: with the pipe held open, the loop
+        // learns of the exit first and reads them all then.
+        try await withEventLoop { loop in
+            let result = try await run("sh -c 'i=0; while [ $i -lt 2000 ]; do echo line$i; i=$((i+1)); done'", on: loop,
+                                       holdsOutputOpen: holdsOutputOpen)
+            #expect(result.lines == (0..<2000).map { "line\($0)" })
+            #expect(result.end == .exited(.exited(code: 0)))
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aDescendantStillHoldingTheOutputDelaysTheEndUntilItCloses(holdsOutputOpen: Bool) async throws {
+        // The shell exits at once; what it left in the background prints later, and the child ends after that.
+        try await withEventLoop { loop in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let result = try await run("sh -c '(sleep 0.3; echo late) & echo early'", on: loop, holdsOutputOpen: holdsOutputOpen)
+            #expect(result.lines == ["early", "late"])
+            #expect(result.end == .exited(.exited(code: 0)))
+            #expect(clock.now - start >= .milliseconds(300))
+        }
+    }
+
     @Test func watchingAfterStopKillsTheChildAndReportsCancellation() async throws {
         let loop = try EventLoop()
         loop.stop()

@@ -77,11 +77,15 @@ func withEventLoop<Result>(
 }
 
 /// Spawns `command`, watches it on `loop`, and returns its lines and final event.
+/// - Parameter holdsOutputOpen: as a run spawns its tasks (`LocalExecutor`), unless told otherwise.
 func run(
     _ command: String, on loop: EventLoop, environment: [String] = testEnvironment,
-    sharedEnvironment: EnvironmentBlock? = nil, workingDirectory: String? = nil, niceness: CInt = 0
+    sharedEnvironment: EnvironmentBlock? = nil, workingDirectory: String? = nil, niceness: CInt = 0,
+    holdsOutputOpen: Bool = true
 ) async throws -> (lines: [String], end: ChildEvent?) {
-    let child = try ProcessSpawner().spawn(
+    var spawner = ProcessSpawner()
+    spawner.holdsOutputOpen = holdsOutputOpen
+    let child = try spawner.spawn(
         command: command, environment: environment, sharedEnvironment: sharedEnvironment,
         workingDirectory: workingDirectory, niceness: niceness)
     let recorder = ChildRecorder()
