@@ -16,6 +16,8 @@ struct NoOpReplayAttempt {
     let key: [UInt8]
     /// The pipeline file as it was before the run loaded it.
     let pipelineBytes: [UInt8]?
+    /// What a replay record keeps of it.
+    let pipeline: PipelineFileDigest?
     let pipelineFile: String
     let capture = NoOpReplayCapture()
 
@@ -29,6 +31,7 @@ struct NoOpReplayAttempt {
                                    workingDirectory: FileManager.default.currentDirectoryPath, arguments: arguments)
         pipelineFile = source.file
         pipelineBytes = PipelineLoader.bytes(ofFile: source.file)
+        pipeline = pipelineBytes.map(PipelineFileDigest.init(of:))
     }
 
     /// Whether a replay record may exist: the pipeline's `state.db` is there. Without it, the run goes on
@@ -40,7 +43,7 @@ struct NoOpReplayAttempt {
     /// The record to replay, when it still holds. Once the checks that read `state.db` passed, the oldest
     /// replayed runs are dropped (`StateStore.makeRoomForRun`) while the record's paths are examined.
     func validRecord(in store: StateStore) async -> NoOpReplayRecord? {
-        guard let pipelineBytes, let candidate = store.replayCandidate(pipelineFile: pipelineFile, key: key, pipelineBytes: pipelineBytes)
+        guard let pipeline, let candidate = store.replayCandidate(pipelineFile: pipelineFile, key: key, pipeline: pipeline)
         else { return nil }
         let pipelineFile = self.pipelineFile
         // Best effort: a drop that fails is done again when the run begins, and a normal run drops the rest.
@@ -61,7 +64,7 @@ struct NoOpReplayAttempt {
         // A pipeline file changed while the run read it could hold a verdict on other bytes.
         let unchanged = eligible && pipelineBytes.map { PipelineLoader.file(pipelineFile, holds: $0) } == true
         try store.recordReplay(after: recorder, capture: unchanged ? capture : nil, build: { unchanged ? build() : nil },
-                               pipelineFile: pipelineFile, key: key, pipelineBytes: pipelineBytes, outputMode: outputMode?.rawValue)
+                               pipelineFile: pipelineFile, key: key, pipeline: pipeline, outputMode: outputMode?.rawValue)
     }
 
     /// A replay's exit status, or the signal's when SIGINT or SIGTERM came during it (the replay, which

@@ -6,14 +6,14 @@ import PipelineModel
 /// same command, so that run may replay the verdict instead of reaching it again (docs/state.md).
 ///
 /// The verdict is a pure function of what is recorded here: the command (`key`: jobgraph's version and
-/// binary, the arguments that shape the graph, the working folder, the whole environment), the pipeline
-/// file's bytes, the up-to-date tables of `state.db` (`generation`) and the status of every path the
+/// binary, the arguments that shape the graph, the working folder), the pipeline file (its length and
+/// hash), the up-to-date tables of `state.db` (`generation`) and the status of every path the
 /// checks examined. A replay is valid only while all of them are equal (`StateStore.validReplay`).
 public struct NoOpReplayRecord: Sendable, Equatable {
     /// The command that made the verdict, encoded by `NoOpReplayRecord.key`; compared byte for byte.
     public var key: [UInt8]
     /// The pipeline file as the recorded run read it.
-    public var pipelineBytes: [UInt8]
+    public var pipeline: PipelineFileDigest
     /// `state_generation` when the recorded run read the up-to-date tables.
     public var generation: Int64
     /// The recorded run: a replay repeats its verdict and shares its task rows and attempts.
@@ -34,11 +34,11 @@ public struct NoOpReplayRecord: Sendable, Equatable {
         var status: FileStatus?
     }
 
-    init(key: [UInt8], pipelineBytes: [UInt8], generation: Int64, sourceRun: RunID, pipelineFile: String,
+    init(key: [UInt8], pipeline: PipelineFileDigest, generation: Int64, sourceRun: RunID, pipelineFile: String,
          outputMode: String?, paths: [ExaminedPath], tasks: [NoOpReplay.Task], criticalPath: [TaskID]) {
         self.outputMode = outputMode
         self.key = key
-        self.pipelineBytes = pipelineBytes
+        self.pipeline = pipeline
         self.generation = generation
         self.sourceRun = sourceRun
         self.pipelineFile = pipelineFile

@@ -35,4 +35,21 @@ extension StateSchema {
         }
         return script
     }()
+
+    /// Version 5 to 6: a replay record keeps the pipeline file's length and XXH64 instead of its bytes
+    /// (`PipelineFileDigest`), and its small columns before the body, so that a record that does not match
+    /// is told from them without reading the body. The records are dropped: the next run checks its tasks.
+    static let replayDigestMigration = """
+        DROP TABLE noop_replays;
+        CREATE TABLE noop_replays (
+            pipeline TEXT PRIMARY KEY,         -- the pipeline file's name, as runs.pipeline
+            key BLOB NOT NULL,                 -- version, arguments and working folder
+            pipeline_length INTEGER NOT NULL,  -- the pipeline file as the recorded run read it: its length
+            pipeline_hash INTEGER NOT NULL,    -- and the XXH64 of its bytes (as a signed integer)
+            generation INTEGER NOT NULL,       -- state_generation when the recorded run checked its tasks
+            source_run INTEGER NOT NULL,       -- the run whose verdict and history rows a replay repeats
+            task_count INTEGER NOT NULL,
+            body BLOB NOT NULL                 -- examined paths, tasks, critical path (NoOpReplayRecord)
+        ) WITHOUT ROWID;
+        """
 }

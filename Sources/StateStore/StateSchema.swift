@@ -1,7 +1,7 @@
 /// The tables of `state.db` and how to bring an older file up to date, versioned by `PRAGMA user_version`.
 enum StateSchema {
     /// The version this program writes.
-    static let currentVersion = 5
+    static let currentVersion = 6
 
     /// One script per version step: `migrations[n]` takes a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -57,6 +57,7 @@ enum StateSchema {
         """
         ALTER TABLE runs ADD COLUMN task_rows_of INTEGER;
         """,
+        replayDigestMigration,
     ]
 
     /// Checks that a database opened read-only can be read: an older version lacks columns that reads then

@@ -11,38 +11,34 @@ extension StateStore {
     }
 
     /// The pipeline's replay record when the verdict it holds still stands, else `nil`: checked cheapest
-    /// first (the command, the pipeline file's bytes, the tables' generation, the source run's history,
+    /// first (the command, the pipeline file, the tables' generation, the source run's history,
     /// then each examined path's status). Any doubt, a read that fails included, is `nil`: the normal
     /// path, which is always right.
     /// - Parameters:
     ///   - key: `NoOpReplayRecord.key` of this command.
-    ///   - pipelineBytes: the pipeline file as it is now.
-    public func validReplay(pipelineFile: String, key: [UInt8], pipelineBytes: [UInt8]) -> NoOpReplayRecord? {
-        replayCandidate(pipelineFile: pipelineFile, key: key, pipelineBytes: pipelineBytes)?.validRecord()
+    ///   - pipeline: the pipeline file as it is now.
+    public func validReplay(pipelineFile: String, key: [UInt8], pipeline: PipelineFileDigest) -> NoOpReplayRecord? {
+        replayCandidate(pipelineFile: pipelineFile, key: key, pipeline: pipeline)?.validRecord()
     }
 
     /// The pipeline's replay record when the checks that read `state.db` pass (see `validReplay`); the
     /// rest, decoding it and examining its paths, is `ReplayCandidate.validRecord`, which needs no database.
-    public func replayCandidate(pipelineFile: String, key: [UInt8], pipelineBytes: [UInt8]) -> ReplayCandidate? {
+    public func replayCandidate(pipelineFile: String, key: [UInt8], pipeline: PipelineFileDigest) -> ReplayCandidate? {
         let found = try? withDatabase { database throws(SQLiteError) -> ReplayCandidate? in
             try database.readTransaction { () throws(SQLiteError) -> ReplayCandidate? in
-                // The stored file's length first: SQLite answers `length` of a blob from the row's header.
-                // Any other column of the row lies past the file's bytes, and reading it walks them all
-                // (perf: 54 ms before a checked rerun of 100,000 tasks, an 11.5 MB file, could begin).
-                let storedLength = try database.query("SELECT length(pipeline_bytes) FROM noop_replays WHERE pipeline = ?1",
-                                                      [.text(Self.pipelineKey(pipelineFile))]) { $0.integer(0) }.first
-                guard storedLength == Int64(pipelineBytes.count) else { return nil }
                 let generation = try Self.generation(in: database)
                 let candidate = try database.withCachedStatement("""
-                    SELECT key, pipeline_bytes, generation, source_run, task_count, body FROM noop_replays WHERE pipeline = ?1
+                    SELECT key, pipeline_length, pipeline_hash, generation, source_run, task_count, body
+                    FROM noop_replays WHERE pipeline = ?1
                     """) { row throws(SQLiteError) -> ReplayCandidate? in
                     try row.bind([.text(Self.pipelineKey(pipelineFile))])
                     defer { try? row.reset() }  // a reset after a read cannot fail in a way that matters
-                    guard try row.step(), row.integer(2) == generation,
-                          row.withBytes(0, { Self.equal($0, key) }) == true,
-                          row.withBytes(1, { Self.equal($0, pipelineBytes) }) == true else { return nil }
-                    return ReplayCandidate(key: key, pipelineBytes: pipelineBytes, generation: generation, sourceRun: RunID(row.integer(3)),
-                                           taskCount: Int(row.integer(4)), body: row.blob(5))
+                    // The body, last in the row, is read only once everything before it matched.
+                    guard try row.step(), row.integer(3) == generation,
+                          PipelineFileDigest(length: row.integer(1), hash: UInt64(bitPattern: row.integer(2))) == pipeline,
+                          row.withBytes(0, { Self.equal($0, key) }) == true else { return nil }
+                    return ReplayCandidate(key: key, pipeline: pipeline, generation: generation, sourceRun: RunID(row.integer(4)),
+                                           taskCount: Int(row.integer(5)), body: row.blob(6))
                 }
                 guard let candidate else { return nil }
                 let rows = try database.query("SELECT count(*) FROM task_runs WHERE run_id = ?1", [.integer(candidate.sourceRun.rawValue)]) {
@@ -119,12 +115,12 @@ extension StateStore {
     ///   - build: what a rerun finding every task up to date sends; `nil` when the run was not eligible. Asked
     ///     for only when the run's own events cannot serve (it takes a pass over the graph).
     ///   - key: `NoOpReplayRecord.key` of the command.
-    ///   - pipelineBytes: the pipeline file as read before the run loaded it, and still the same after the run.
+    ///   - pipeline: the pipeline file as read before the run loaded it, and still the same after the run.
     /// - Returns: whether a record was kept.
     @discardableResult
     public func recordReplay(after recorder: RunRecorder, capture: NoOpReplayCapture?, build: () -> NoOpReplay? = { nil },
-                             pipelineFile: String, key: [UInt8], pipelineBytes: [UInt8]?, outputMode: String?) throws -> Bool {
-        guard let pipelineBytes else {
+                             pipelineFile: String, key: [UInt8], pipeline: PipelineFileDigest?, outputMode: String?) throws -> Bool {
+        guard let pipeline else {
             try forgetReplay(pipelineFile: pipelineFile)
             return false
         }
@@ -132,7 +128,7 @@ extension StateStore {
         if let captured = capture?.capturedRun, let findings, findings.evidence.isReplayable,
            findings.evidence.upToDateTasks == captured.tasks.count {
             let generation = findings.evidence.generation
-            let row = ReplayRow(NoOpReplayRecord(key: key, pipelineBytes: pipelineBytes, generation: generation,
+            let row = ReplayRow(NoOpReplayRecord(key: key, pipeline: pipeline, generation: generation,
                                                  sourceRun: recorder.run, pipelineFile: captured.pipelineFile, outputMode: outputMode,
                                                  paths: findings.paths, tasks: captured.tasks, criticalPath: captured.criticalPath))
             // A run whose pre-pass refreshed a file record (an input copied over, same content) moved the
@@ -153,7 +149,7 @@ extension StateStore {
             return false
         }
         // The generation is the one the build's last write left: the run lock kept every other run out.
-        let row = ReplayRow(NoOpReplayRecord(key: key, pipelineBytes: pipelineBytes, generation: 0, sourceRun: recorder.run,
+        let row = ReplayRow(NoOpReplayRecord(key: key, pipeline: pipeline, generation: 0, sourceRun: recorder.run,
                                              pipelineFile: build.pipelineFile, outputMode: outputMode, paths: consume paths,
                                              tasks: build.tasks, criticalPath: build.criticalPath))
         return try keep(row, as: pipelineFile) { _, database throws(SQLiteError) in
@@ -169,14 +165,14 @@ extension StateStore {
     /// tasks are gone while SQLite copies the row.
     private struct ReplayRow {
         var key: [UInt8]
-        var pipelineBytes: [UInt8]
+        var pipeline: PipelineFileDigest
         var sourceRun: RunID
         var taskCount: Int
         var body: [UInt8]
 
         init(_ record: NoOpReplayRecord) {
             key = record.key
-            pipelineBytes = record.pipelineBytes
+            pipeline = record.pipeline
             sourceRun = record.sourceRun
             taskCount = record.tasks.count
             body = record.body
@@ -196,10 +192,11 @@ extension StateStore {
                     return false
                 }
                 try database.runBindingBlobsInPlace("""
-                    INSERT OR REPLACE INTO noop_replays (pipeline, key, pipeline_bytes, generation, source_run, task_count, body)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                    """, [.text(pipeline), .blob(row.key), .blob(row.pipelineBytes), .integer(generation),
-                          .integer(row.sourceRun.rawValue), .integer(Int64(row.taskCount)), .blob(row.body)])
+                    INSERT OR REPLACE INTO noop_replays
+                    (pipeline, key, pipeline_length, pipeline_hash, generation, source_run, task_count, body)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                    """, [.text(pipeline), .blob(row.key), .integer(row.pipeline.length), .integer(Int64(bitPattern: row.pipeline.hash)),
+                          .integer(generation), .integer(row.sourceRun.rawValue), .integer(Int64(row.taskCount)), .blob(row.body)])
                 return true
             }
         }

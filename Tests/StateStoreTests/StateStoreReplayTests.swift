@@ -55,9 +55,28 @@ import Testing
             INSERT INTO task_runs (run_id, task, state, attempts, definition) VALUES (2, 'build', 'up-to-date', 0, 'd1');
             """)
         let store = try StateStore.open(directory: directory.path, retainedRuns: 1)
-        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == 5)
+        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == StateSchema.currentVersion)
         #expect(try store.tasks(of: RunID(2)).map(\.definition) == ["d1"])
         #expect(try store.recentRuns(pipelineFile: "ci.yaml").first?.tasks.upToDate == 1)
+    }
+
+    @Test func aVersion5ReplayRecordIsDroppedAndTheRunsAreKept() throws {
+        // Version 5 kept the pipeline's bytes; version 6 keeps their length and hash, so the next run checks.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Self.writeStateFile(in: directory, version: 5, rows: """
+            INSERT INTO runs (id, pipeline, started_at, ended_at, outcome, task_count) VALUES (1, 'ci.yaml', 1.0, 2.0, 'succeeded', 1);
+            INSERT INTO task_runs (run_id, task, state, attempts, definition) VALUES (1, 'build', 'up-to-date', 0, 'd1');
+            INSERT INTO noop_replays (pipeline, key, pipeline_bytes, generation, source_run, task_count, body)
+            VALUES ('ci.yaml', x'01', x'0A', 0, 1, 1, x'00');
+            """)
+        let store = try StateStore.open(directory: directory.path)
+        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == 6)
+        #expect(try store.withDatabase { database throws(SQLiteError) in
+            try database.query("SELECT count(*) FROM noop_replays") { $0.integer(0) }.first
+        } == 0)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: [1], pipeline: PipelineFileDigest(of: [10])) == nil)
+        #expect(try store.recentRuns(pipelineFile: "ci.yaml").map(\.id) == [RunID(1)])
     }
 
     /// `.jobgraph/state.db` as jobgraph of schema `version` left it, holding `rows` (SQL).
@@ -69,9 +88,12 @@ import Testing
         try old.execute(rows)
     }
 
+    /// The pipeline file the records below were made from.
+    private static let pipelineBytes = Array("version: 1\n".utf8)
+
     private func record(key: [UInt8] = [1, 2, 3], paths: [NoOpReplayRecord.ExaminedPath] = [], generation: Int64 = 0,
                         source: RunID = RunID(1)) -> NoOpReplayRecord {
-        NoOpReplayRecord(key: key, pipelineBytes: Array("version: 1\n".utf8), generation: generation, sourceRun: source,
+        NoOpReplayRecord(key: key, pipeline: PipelineFileDigest(of: Self.pipelineBytes), generation: generation, sourceRun: source,
                          pipelineFile: "ci.yaml", outputMode: "grouped", paths: paths,
                          tasks: [NoOpReplay.Task(id: "build", queue: "default", reason: "up-to-date"),
                                  NoOpReplay.Task(id: "test", queue: "slow", reason: nil)],
@@ -120,9 +142,10 @@ import Testing
                            generation: try generation(store), source: run)
         try store.withDatabase { database throws(SQLiteError) in
             try database.run("""
-                INSERT INTO noop_replays (pipeline, key, pipeline_bytes, generation, source_run, task_count, body)
-                VALUES ('ci.yaml', ?1, ?2, ?3, ?4, 2, ?5)
-                """, [.blob(saved.key), .blob(saved.pipelineBytes), .integer(saved.generation), .integer(run.rawValue), .blob(saved.body)])
+                INSERT INTO noop_replays (pipeline, key, pipeline_length, pipeline_hash, generation, source_run, task_count, body)
+                VALUES ('ci.yaml', ?1, ?2, ?3, ?4, ?5, 2, ?6)
+                """, [.blob(saved.key), .integer(saved.pipeline.length), .integer(Int64(bitPattern: saved.pipeline.hash)),
+                      .integer(saved.generation), .integer(run.rawValue), .blob(saved.body)])
         }
         return (store, saved)
     }
@@ -131,25 +154,25 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (store, saved) = try recordedStore(in: directory)
-        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == saved)
-        #expect(store.validReplay(pipelineFile: "./ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) != nil)
-        #expect(store.validReplay(pipelineFile: "other.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == nil)
-        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key + [0], pipelineBytes: saved.pipelineBytes) == nil)
-        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes + [10]) == nil)
-        // A file of the same length (the first check) but one byte changed.
-        var edited = saved.pipelineBytes
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipeline: saved.pipeline) == saved)
+        #expect(store.validReplay(pipelineFile: "./ci.yaml", key: saved.key, pipeline: saved.pipeline) != nil)
+        #expect(store.validReplay(pipelineFile: "other.yaml", key: saved.key, pipeline: saved.pipeline) == nil)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key + [0], pipeline: saved.pipeline) == nil)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipeline: PipelineFileDigest(of: Self.pipelineBytes + [10])) == nil)
+        // A file of the same length with one byte changed.
+        var edited = Self.pipelineBytes
         edited[edited.count - 1] ^= 1
-        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: edited) == nil)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipeline: PipelineFileDigest(of: edited)) == nil)
 
         // A path that appears where the checks found none.
         try "".write(toFile: directory.path + "/gone", atomically: false, encoding: .utf8)
-        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == nil)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipeline: saved.pipeline) == nil)
         unlink(directory.path + "/gone")
-        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) != nil)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipeline: saved.pipeline) != nil)
 
         // A change to the up-to-date tables, by any writer.
         try store.recordSuccess("elsewhere", fingerprints: TaskFingerprints(definition: "d", inputs: []))
-        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == nil)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipeline: saved.pipeline) == nil)
     }
 
     @Test func aReplayedRunSharesTheHistoryOfTheRunItRepeats() throws {
@@ -168,7 +191,7 @@ import Testing
         #expect(runs.first?.tasks.upToDate == 2)
         #expect(try store.runTimeline(pipelineFile: "ci.yaml")?.jobs == 3)
         // The next replay repeats the recorded run too.
-        let next = try #require(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes))
+        let next = try #require(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipeline: saved.pipeline))
         #expect(next.sourceRun == saved.sourceRun)
     }
 
@@ -188,7 +211,7 @@ import Testing
         }
         #expect(try store.recentRuns(pipelineFile: "ci.yaml").count == 3)
         #expect(try Self.taskRowCount(in: store) == 0)
-        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == nil)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipeline: saved.pipeline) == nil)
     }
 
     /// A replay drops only old replayed runs, a row each; old runs with rows of their own wait for the next
@@ -239,7 +262,7 @@ import Testing
         defer { directory.remove() }
         let (store, saved) = try recordedStore(in: directory)
         try store.withDatabase { database throws(SQLiteError) in try database.run("DELETE FROM task_runs WHERE task = 'test'") }
-        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipelineBytes: saved.pipelineBytes) == nil)
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipeline: saved.pipeline) == nil)
         #expect(try store.beginReplayedRun(saved, startTime: Date(), jobs: 1) == nil)
         #expect(try store.recentRuns(pipelineFile: "ci.yaml").count == 1)
     }
