@@ -11,7 +11,7 @@ of `--runs` reruns each:
            (docs/state.md). Before each of these reruns but the first, jobgraph's outputs are deleted and it
            builds the graph again (not timed).
   checked  a rerun after a comment line was added to the tool's build file (each tool's: a change that
-           changes no task): jobgraph's recorded verdict names the pipeline file byte for byte, so it loads
+           changes no task): jobgraph's recorded verdict names the pipeline file's length and hash, so it loads
            the file and checks every task, as after any change it cannot see through, and records the
            verdict; ninja, make and go-task read their file as on every run.
   later    the same command again, the file unchanged: jobgraph replays the verdict that rerun recorded.
