@@ -23,6 +23,8 @@ public enum Entrypoint {
     }
 
     public static func main(_ arguments: [String]? = nil) async -> Never {
+        // Room for the descriptors of many running tasks (see `DescriptorLimit`).
+        DescriptorLimit.raise()
         do {
             var command = try JobGraphCommand.parseAsRoot(arguments)
             // A command that runs no tasks still honours Ctrl-C, SIGTERM and Ctrl-Z as usual.
