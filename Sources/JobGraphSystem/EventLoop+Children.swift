@@ -81,9 +81,10 @@ extension EventLoop {
         guard let child = child(slot: slot, generation: generation), let output = child.output,
               readOnce(output, of: child) == .endOfFile else { return }
         if child.status == nil {
-            // A child closes its descriptors before the kernel marks it exited, so the pidfd's event
-            // usually comes a moment after this one, and waiting for it cost the loop a second wake-up
-            // per task. Reaping now, when the child has already exited, ends it on this one.
+            // Only where this process does not hold the pipe open (`ProcessSpawner.holdsOutputOpen`, which a
+            // run's tasks have): a child closes its descriptors before the kernel marks it exited, so the
+            // pidfd's event usually comes a moment after this one. Reaping now, when the child has already
+            // exited, ends it on this wake-up instead of a second.
             reap(slot: slot, generation: generation)
         } else {
             finishIfDone(child)

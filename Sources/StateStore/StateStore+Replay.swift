@@ -11,8 +11,8 @@ extension StateStore {
     }
 
     /// The pipeline's replay record when the verdict it holds still stands, else `nil`: checked cheapest
-    /// first (the command, the pipeline file, the tables' generation, the source run's history,
-    /// then each examined path's status). Any doubt, a read that fails included, is `nil`: the normal
+    /// first (the tables' generation, the pipeline file, the command, the source run's history, then
+    /// each examined path's status). Any doubt, a read that fails included, is `nil`: the normal
     /// path, which is always right.
     /// - Parameters:
     ///   - key: `NoOpReplayRecord.key` of this command.
