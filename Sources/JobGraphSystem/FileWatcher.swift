@@ -73,7 +73,7 @@ public final class FileWatcher: @unchecked Sendable {
 
         // The thread holds a strong reference until `readLoop()` returns.
         // On failure every property is set, so `deinit` closes the descriptors.
-        let handle = try JoinableThread.start { self.readLoop() }
+        let handle = try JoinableThread.startThrowingSystemError { self.readLoop() }
         thread.withLock { $0 = handle }
     }
 

@@ -1,4 +1,5 @@
 import Glibc
+import JobGraphBasics
 
 /// Runs work on a new thread with a given niceness, and waits for it.
 ///
@@ -16,7 +17,7 @@ enum NicedThread {
         niceness: CInt, subject: String, _ work: @escaping () throws(SystemError) -> Value
     ) throws(SystemError) -> Value {
         var outcome: Result<Value, SystemError>?
-        let handle = try JoinableThread.start {
+        let handle = try JoinableThread.startThrowingSystemError {
             if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) == -1 {
                 outcome = .failure(SystemError("setpriority", errno: .current, subject: subject))
             } else {

@@ -1,4 +1,3 @@
-internal import CYAML
 import JobGraphBasics
 
 /// Turns YAML text into a tree of located nodes, on libyaml's event API.
@@ -60,7 +59,7 @@ public final class YAMLEntryStream {
     }
 }
 
-/// Owns one `yaml_parser_t` and frees it on every path out.
+/// Builds the tree from libyaml's events, taken from an `EventFeed`.
 private final class Composer {
     private enum Frame {
         case sequence(YAMLNode.Builder)
@@ -72,7 +71,6 @@ private final class Composer {
     // Unchecked: the composer is used by one call on one thread, and the runtime's exclusivity
     // check on each access of a class's stored property cost 8% of loading a large file (callgrind).
     @exclusivity(unchecked) var diagnostics = Diagnostics()
-    @exclusivity(unchecked) private var parser = yaml_parser_t()
     @exclusivity(unchecked) private var stack: [YAMLNode.Builder] = []
     @exclusivity(unchecked) private var anchors: [String: (node: YAMLNode, size: Int)] = [:]
     @exclusivity(unchecked) private var expandedNodes = 0
@@ -88,23 +86,23 @@ private final class Composer {
     }
 
     func compose(_ buffer: UnsafeBufferPointer<UInt8>) -> YAMLNode? {
-        guard yaml_parser_initialize(&parser) == 1 else {
+        guard let feed = EventFeed(buffer) else {
             diagnostics.error("out of memory while starting the YAML parser", at: nil)
             return nil
         }
-        defer { yaml_parser_delete(&parser) }
-        // libyaml reads straight from `buffer`, which outlives this call.
-        yaml_parser_set_input_string(&parser, buffer.baseAddress ?? UnsafePointer(bitPattern: 1), buffer.count)
-
-        var event = yaml_event_t()
-        while true {
-            guard yaml_parser_parse(&parser, &event) == 1 else {
-                reportParserError(buffer)
-                return nil
+        var reachedEnd = true
+        reading: while let batch = feed.next() {
+            for event in batch where !handle(event) {
+                reachedEnd = false
+                break reading
             }
-            let keepGoing = handle(&event)
-            yaml_event_delete(&event)
-            if !keepGoing { break }
+        }
+        // Read ahead past a stop (a second document), libyaml may have failed on text this file is
+        // not judged by.
+        let failure = feed.closeAndTakeFailure()
+        if reachedEnd, let failure {
+            report(failure, in: buffer)
+            return nil
         }
         if diagnostics.hasErrors { return nil }
         guard let root, !(root.scalar?.isNull == true && root.scalar?.isPlain == true) else {
@@ -115,37 +113,28 @@ private final class Composer {
     }
 
     /// Handles one event; returns `false` at the end of the stream or after a fatal problem.
-    private func handle(_ event: inout yaml_event_t) -> Bool {
-        let start = location(event.start_mark)
-        switch event.type {
-        case YAML_STREAM_END_EVENT:
+    private func handle(_ event: borrowing ParsedEvent) -> Bool {
+        let start = location(line: event.line, column: event.column)
+        switch event.kind {
+        case .streamEnd:
             return false
-        case YAML_DOCUMENT_START_EVENT:
+        case .documentStart:
             documentCount += 1
             if documentCount > 1 {
                 diagnostics.error("the file holds more than one YAML document; put everything in the first", at: start)
                 return false
             }
-        case YAML_SCALAR_EVENT:
-            let scalar = event.data.scalar
-            let text = string(scalar.value, length: scalar.length)
-            let isPlain = scalar.style == YAML_PLAIN_SCALAR_STYLE
-            let tag = scalar.tag.map { String(cString: $0) }
-            guard let value = resolve(text, isPlain: isPlain, tag: tag, at: start) else { return true }
-            let style: YAMLScalarStyle = switch scalar.style {
-            case YAML_SINGLE_QUOTED_SCALAR_STYLE: .singleQuoted
-            case YAML_DOUBLE_QUOTED_SCALAR_STYLE: .doubleQuoted
-            case YAML_LITERAL_SCALAR_STYLE: .literal
-            case YAML_FOLDED_SCALAR_STYLE: .folded
-            default: .plain
-            }
+        case .scalar:
+            let text = event.text
+            let isPlain = event.style == .plain
+            guard let value = resolve(text, isPlain: isPlain, tag: event.tag, at: start) else { return true }
             let scalarValue = YAMLScalar(
-                text: text, value: value, isPlain: isPlain, style: style,
-                endMarkLine: Int(event.end_mark.line), endMarkColumn: Int(event.end_mark.column))
+                text: text, value: value, isPlain: isPlain, style: event.style,
+                endMarkLine: event.endLine, endMarkColumn: event.endColumn)
             let node = YAMLNode(.scalar(scalarValue), at: start)
-            return add(node, size: 1, anchor: scalar.anchor.map { String(cString: $0) })
-        case YAML_ALIAS_EVENT:
-            let name = event.data.alias.anchor.map { String(cString: $0) } ?? ""
+            return add(node, size: 1, anchor: event.anchor)
+        case .alias:
+            let name = event.text
             guard let target = anchors[name] else {
                 diagnostics.error("alias '*\(name)' refers to no anchor '&\(name)' defined before it", at: start)
                 return true
@@ -158,17 +147,17 @@ private final class Composer {
                 return false
             }
             return add(target.node, size: target.size, anchor: nil)
-        case YAML_SEQUENCE_START_EVENT:
-            return push(YAMLNode.Builder(isMapping: false, location: start, anchor: event.data.sequence_start.anchor, tag: event.data.sequence_start.tag))
-        case YAML_MAPPING_START_EVENT:
-            return push(YAMLNode.Builder(isMapping: true, location: start, anchor: event.data.mapping_start.anchor, tag: event.data.mapping_start.tag))
-        case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+        case .sequenceStart:
+            return push(YAMLNode.Builder(isMapping: false, location: start, anchor: event.anchor, tag: event.tag))
+        case .mappingStart:
+            return push(YAMLNode.Builder(isMapping: true, location: start, anchor: event.anchor, tag: event.tag))
+        case .collectionEnd:
             guard var builder = stack.popLast() else { return true }
             if let tag = builder.tag, tag != (builder.isMapping ? "tag:yaml.org,2002:map" : "tag:yaml.org,2002:seq") {
                 diagnostics.error("unsupported YAML tag '\(tag)'", at: builder.location)
             }
             return add(builder.build(), size: builder.size, anchor: builder.anchor)
-        default:
+        case .other:
             break
         }
         return true
@@ -233,26 +222,21 @@ private final class Composer {
         }
     }
 
-    private func reportParserError(_ buffer: UnsafeBufferPointer<UInt8>) {
-        let problem = parser.problem.map { String(cString: $0) } ?? "unknown problem"
-        if parser.error == YAML_READER_ERROR {
+    private func report(_ failure: ParserFailure, in buffer: UnsafeBufferPointer<UInt8>) {
+        if failure.isReaderError {
             // Reader errors carry a byte offset, not a mark.
-            let at = location(ofByte: Int(parser.problem_offset), in: buffer)
+            let at = location(ofByte: failure.problemOffset, in: buffer)
+            let problem = failure.problem
             let what = problem.contains("UTF-8") || problem.contains("UTF-16")
                 ? "the file is not valid UTF-8 (\(problem))" : "cannot read the file: \(problem)"
             diagnostics.error(what, at: at)
             return
         }
-        var message = "YAML syntax error: \(problem)"
-        if let context = parser.context.map({ String(cString: $0) }) {
-            let contextMark = parser.context_mark
-            message += " (\(context) that starts at line \(contextMark.line + 1), column \(contextMark.column + 1))"
+        var message = "YAML syntax error: \(failure.problem)"
+        if let context = failure.context {
+            message += " (\(context) that starts at line \(failure.contextLine + 1), column \(failure.contextColumn + 1))"
         }
-        diagnostics.error(message, at: location(parser.problem_mark))
-    }
-
-    private func location(_ mark: yaml_mark_t) -> SourceLocation {
-        location(line: Int(mark.line), column: Int(mark.column))
+        diagnostics.error(message, at: location(line: failure.problemLine, column: failure.problemColumn))
     }
 
     private func location(line: Int, column: Int) -> SourceLocation {
@@ -272,10 +256,6 @@ private final class Composer {
         return SourceLocation(file: file, line: line, column: column)
     }
 
-    private func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?, length: Int) -> String {
-        guard let pointer, length > 0 else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
-    }
 }
 
 extension YAMLNode {
@@ -323,13 +303,13 @@ extension YAMLNode {
         var pendingKeyText: String? { pendingKey?.scalar?.text }
         var entriesSoFar: [YAMLMappingEntry] { entries }
 
-        init(isMapping: Bool, location: SourceLocation, anchor: UnsafeMutablePointer<yaml_char_t>?, tag: UnsafeMutablePointer<yaml_char_t>?) {
+        init(isMapping: Bool, location: SourceLocation, anchor: String?, tag: String?) {
             self.isMapping = isMapping
             self.location = location
             if anchor != nil || tag != nil {
                 let parts = rareParts()
-                parts.anchor = anchor.map { String(cString: $0) }
-                parts.tag = tag.map { String(cString: $0) }
+                parts.anchor = anchor
+                parts.tag = tag
             }
         }
 

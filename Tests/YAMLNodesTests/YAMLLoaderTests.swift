@@ -121,4 +121,57 @@ private func value(_ node: YAMLNode?, _ key: String) -> YAMLNode? {
         #expect(load("a: !!binary aGk=\n").1 == ["t.yaml:1:4: unsupported YAML tag 'tag:yaml.org,2002:binary'"])
         #expect(load("a: !!int abc\n").1 == ["t.yaml:1:4: 'abc' is not a valid !!int"])
     }
+
+    // Files from `EventFeed.backgroundThreshold` on are parsed by libyaml on a thread of its own, ahead
+    // of the composer: what a user sees must not tell the two apart.
+
+    /// `count` one-line entries: about 24 bytes each, so 20,000 pass the threshold.
+    private static func entries(_ count: Int, prefix: String = "k") -> String {
+        (0..<count).map { "\(prefix)\($0): {run: x\($0)}\n" }.joined()
+    }
+
+    @Test func aLargeFileKeepsEveryEntryAndItsLocation() throws {
+        let text = Self.entries(20_000)
+        #expect(text.utf8.count > EventFeed.backgroundThreshold)
+        let (root, errors) = load(text)
+        #expect(errors.isEmpty)
+        let mapping = try #require(root?.mapping)
+        #expect(mapping.count == 20_000)
+        let last = try #require(mapping.last)
+        #expect(last.keyText == "k19999")
+        #expect(last.key.location == SourceLocation(file: "t.yaml", line: 20_000, column: 1))
+        #expect(value(last.value, "run")?.location == SourceLocation(file: "t.yaml", line: 20_000, column: 15))
+    }
+
+    @Test func aSyntaxErrorAtTheEndOfALargeFileNamesItsLine() {
+        let (root, errors) = load(Self.entries(20_000) + "bad: [unclosed\n")
+        #expect(root == nil)
+        #expect(errors.count == 1)
+        #expect(errors.first?.hasPrefix("t.yaml:20002:") == true)
+        #expect(errors.first?.contains("YAML syntax error:") == true)
+    }
+
+    @Test func invalidUTF8AtTheEndOfALargeFileIsReportedWhereItStands() {
+        var diagnostics = Diagnostics()
+        let bytes = Array((Self.entries(20_000) + "b: caf").utf8) + [0xE9, 0x0A]
+        #expect(YAMLLoader.load(bytes, file: "t.yaml", diagnostics: &diagnostics) == nil)
+        let error = diagnostics.sorted.first
+        #expect(error?.location == SourceLocation(file: "t.yaml", line: 20_001, column: 7))
+        #expect(error?.message.hasPrefix("the file is not valid UTF-8") == true)
+    }
+
+    @Test func aSecondDocumentStopsALargeFileBeforeTheErrorsInIt() {
+        // The reader runs ahead into the second document and fails there; only the stop is reported.
+        let (root, errors) = load("a: 1\n---\n" + Self.entries(20_000) + "bad: [unclosed\n")
+        #expect(root == nil)
+        #expect(errors == ["t.yaml:2:1: the file holds more than one YAML document; put everything in the first"])
+    }
+
+    @Test func tooDeepNestingStopsALargeFileEarly() {
+        // The composer stops at the first lines while the reader waits with a full queue behind it.
+        let text = String(repeating: "[", count: 60) + String(repeating: "]", count: 60) + "\n"
+        let (root, errors) = load("a: " + text + Self.entries(40_000, prefix: "b"), limits: YAMLLimits(depth: 50))
+        #expect(root == nil)
+        #expect(errors == ["t.yaml:1:53: nesting is deeper than 50 levels"])
+    }
 }

@@ -1,13 +1,20 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// Starts a joinable POSIX thread running a Swift closure, which the thread owns until it returns.
 ///
 /// `EventLoop` starts its thread with the same few lines; it may move here.
-enum JoinableThread {
+public enum JoinableThread {
+    /// `pthread_create` refused a thread; `code` is the error number it returned.
+    public struct StartFailure: Error, Sendable {
+        public let code: Int32
+    }
+
     /// Starts `body` on a new thread.
     /// - Returns: the handle, for `pthread_join`.
-    /// - Throws: `SystemError` from `pthread_create`; `body` is then released without running.
-    static func start(_ body: @escaping () -> Void) throws(SystemError) -> pthread_t {
+    /// - Throws: `StartFailure`; `body` is then released without running.
+    public static func start(_ body: @escaping () -> Void) throws(StartFailure) -> pthread_t {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var handle = pthread_t()
         let created = pthread_create(&handle, nil, { context in
@@ -17,7 +24,7 @@ enum JoinableThread {
         }, context)
         guard created == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
-            throw SystemError("pthread_create", errno: Errno(rawValue: created))
+            throw StartFailure(code: created)
         }
         return handle
     }
