@@ -3,8 +3,6 @@ import Glibc
 #endif
 
 /// Starts a joinable POSIX thread running a Swift closure, which the thread owns until it returns.
-///
-/// `EventLoop` starts its thread with the same few lines; it may move here.
 public enum JoinableThread {
     /// `pthread_create` refused a thread; `code` is the error number it returned.
     public struct StartFailure: Error, Sendable {

@@ -114,17 +114,7 @@ public final class EventLoop: @unchecked Sendable {
 
         // The thread holds a strong reference until `run()` returns; a failed start leaves none, so `deinit`
         // closes the descriptors.
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var handle = pthread_t()
-        let result = pthread_create(&handle, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<EventLoop>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
-        guard result == 0 else {
-            Unmanaged<EventLoop>.fromOpaque(context).release()
-            throw SystemError("pthread_create", errno: Errno(rawValue: result))
-        }
+        let handle = try JoinableThread.startThrowingSystemError { self.run() }
         threadState.withLock { $0.handle = handle }
     }
 
