@@ -12,7 +12,10 @@ import JobGraphBasics
 final class EventFeed {
     /// Below this size a thread costs more than it saves.
     static let backgroundThreshold = 256 * 1024
+    /// Events per batch: a reading thread hands over few, large batches; read as the composer asks,
+    /// a batch stays under malloc's threshold for mapping memory of its own (128 KB).
     private static let batchSize = 4096
+    private static let batchSizeReadInline = 1024
     /// Batches read ahead and not yet taken; bounds the memory a fast reader can fill.
     private static let readAhead = 4
 
@@ -52,8 +55,8 @@ final class EventFeed {
             return batch
         }
         var batch: [ParsedEvent] = []
-        batch.reserveCapacity(Self.batchSize)
-        if !reader.read(into: &batch, limit: Self.batchSize) { ended = true }
+        batch.reserveCapacity(Self.batchSizeReadInline)
+        if !reader.read(into: &batch, limit: Self.batchSizeReadInline) { ended = true }
         return batch.isEmpty ? nil : batch
     }
 
