@@ -92,9 +92,11 @@ private final class Composer {
         }
         var reachedEnd = true
         reading: while let batch = feed.next() {
-            for event in batch where !handle(event) {
-                reachedEnd = false
-                break reading
+            while let event = batch.takeNext() {
+                if !handle(event) {
+                    reachedEnd = false
+                    break reading
+                }
             }
         }
         // Read ahead past a stop (a second document), libyaml may have failed on text this file is
@@ -113,7 +115,7 @@ private final class Composer {
     }
 
     /// Handles one event; returns `false` at the end of the stream or after a fatal problem.
-    private func handle(_ event: borrowing ParsedEvent) -> Bool {
+    private func handle(_ event: consuming ParsedEvent) -> Bool {
         let start = location(line: event.line, column: event.column)
         switch event.kind {
         case .streamEnd:
