@@ -61,11 +61,6 @@ public final class YAMLEntryStream {
 
 /// Builds the tree from libyaml's events, taken from an `EventFeed`.
 private final class Composer {
-    private enum Frame {
-        case sequence(YAMLNode.Builder)
-        case mapping(YAMLNode.Builder)
-    }
-
     let file: String
     let limits: YAMLLimits
     // Unchecked: the composer is used by one call on one thread, and the runtime's exclusivity
@@ -257,7 +252,6 @@ private final class Composer {
         }
         return SourceLocation(file: file, line: line, column: column)
     }
-
 }
 
 extension YAMLNode {
