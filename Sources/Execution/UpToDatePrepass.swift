@@ -38,15 +38,14 @@ struct UpToDatePrepass {
                 continue
             }
             // A task whose templates do not render fails when it starts, with that error.
-            let work: TaskWork, paths: (inputs: [String], outputs: [String])
+            let resolved: (work: TaskWork, inputs: [String], outputs: [String])
             do throws(TemplateError) {
-                work = try resolver.work(for: task, attempt: 1)
-                paths = try resolver.declaredPaths(for: task)
+                resolved = try resolver.checkedWork(for: task)
             } catch {
                 reasons[index] = .unresolvable(error.message)
                 continue
             }
-            let answer = batch.check(work, inputs: paths.inputs, outputs: paths.outputs,
+            let answer = batch.check(resolved.work, inputs: resolved.inputs, outputs: resolved.outputs,
                                      environmentNames: resolver.environmentNames(for: task))
             answers[index] = answer
             isUpToDate[index] = answer.isUpToDate

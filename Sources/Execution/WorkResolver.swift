@@ -64,8 +64,14 @@ final class WorkResolver: Sendable {
     /// Where a dynamic fan-out reads its list and checks its conditions, before any item exists: its
     /// folder, or the pipeline's when its `cwd` names `{{ item }}`, which only an item can fill.
     func fanOutDirectory(for task: RunTask) throws(TemplateError) -> String {
+        try fanOutDirectory(for: task, workingDirectory: workingDirectory(for: task))
+    }
+
+    /// The same, given the task's folder, resolved already.
+    private func fanOutDirectory(for task: RunTask, workingDirectory: @autoclosure () throws(TemplateError) -> String)
+        throws(TemplateError) -> String {
         if task.item == nil, task.spec.cwd?.variableNames.contains("item") == true { return configuration.pipelineDirectory }
-        return try workingDirectory(for: task)
+        return try workingDirectory()
     }
 
     /// A shell command run on behalf of a task (a hook, a condition), in its folder and environment,
@@ -85,14 +91,31 @@ final class WorkResolver: Sendable {
     }
 
     func work(for task: RunTask, attempt: Int) throws(TemplateError) -> TaskWork {
+        try resolved(task, attempt: attempt, logPath: logPath(for: task.id)).work
+    }
+
+    /// The work of the task's first attempt, without a log path, and its declared paths as
+    /// `declaredPaths` gives them: what the check before the run needs, each template rendered once.
+    ///
+    /// Why not `work(for:)` and `declaredPaths(for:)`: together they rendered the task's `inputs` and
+    /// `outputs` twice, and its folder three times, and built a log path no check reads (callgrind,
+    /// checked no-op rerun of 10,000 tasks). A template that does not render throws the error `work(for:)`
+    /// would: it renders everything `declaredPaths` does, first.
+    func checkedWork(for task: RunTask) throws(TemplateError) -> (work: TaskWork, inputs: [String], outputs: [String]) {
+        try resolved(task, attempt: 1, logPath: "")
+    }
+
+    private func resolved(_ task: RunTask, attempt: Int, logPath: String) throws(TemplateError)
+        -> (work: TaskWork, inputs: [String], outputs: [String]) {
         let spec = task.spec
         let environment = try environment(for: task)
         let directory = try workingDirectory(for: task)
-        let context = context(for: task)
+        let context = TemplateContext(variables: variables, item: task.item, pipelineDirectory: configuration.pipelineDirectory,
+                                      workingDirectory: try fanOutDirectory(for: task, workingDirectory: directory))
         // The run does not read `inputs` and `outputs` itself, but a value that would send them outside
         // the pipeline's folder fails the task all the same (contract: "A value substituted into a path").
-        for pattern in spec.inputs { _ = try pattern.rendered(in: context, as: .path(key: "inputs")) }
-        for pattern in spec.outputs { _ = try pattern.rendered(in: context, as: .path(key: "outputs")) }
+        var inputs = try spec.inputs.map { pattern throws(TemplateError) in try pattern.rendered(in: context, as: .path(key: "inputs")) }
+        var outputs = try spec.outputs.map { pattern throws(TemplateError) in try pattern.rendered(in: context, as: .path(key: "outputs")) }
         let work: TaskWork.Work
         var processLimit: Int?
         switch spec.action {
@@ -103,20 +126,22 @@ final class WorkResolver: Sendable {
             // The Plan gave the task this many `--jobs` slots (its weight); more processes would exceed them.
             processLimit = max(1, min(commands.count, configuration.jobs))
         case .download(let download):
-            work = .download(
-                url: try download.url.rendered(in: context),
-                destination: absolute(try download.destination.rendered(in: context, as: .path(key: "to")), in: directory),
-                sha256: download.sha256, maxBytes: download.maxBytes)
+            let url = try download.url.rendered(in: context)
+            let destination = try download.destination.rendered(in: context, as: .path(key: "to"))
+            outputs.append(destination)
+            work = .download(url: url, destination: absolute(destination, in: directory), sha256: download.sha256, maxBytes: download.maxBytes)
         case .filter(let filter):
-            work = .filter(FilterWork(
-                input: absolute(try filter.input.rendered(in: context, as: .path(key: "input")), in: directory),
-                output: absolute(try filter.output.rendered(in: context, as: .path(key: "output")), in: directory),
-                spec: filter))
+            let input = try filter.input.rendered(in: context, as: .path(key: "input"))
+            let output = try filter.output.rendered(in: context, as: .path(key: "output"))
+            inputs.append(input)
+            outputs.append(output)
+            work = .filter(FilterWork(input: absolute(input, in: directory), output: absolute(output, in: directory), spec: filter))
         }
-        return TaskWork(
+        let taskWork = TaskWork(
             id: task.id, attempt: attempt, work: work, workingDirectory: directory, environment: environment,
-            niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath(for: task.id), processLimit: processLimit,
+            niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath, processLimit: processLimit,
             sharedEnvironment: spec.environment.isEmpty ? baseEnvironmentBlock : nil)
+        return (taskWork, inputs, outputs)
     }
 
     /// The task's `inputs` and `outputs`, rendered (a value may not leave the pipeline's folder), plus
@@ -161,6 +186,6 @@ final class WorkResolver: Sendable {
     }
 
     private func absolute(_ path: String, in directory: String) -> String {
-        path.hasPrefix("/") ? path : directory + "/" + path
+        path.hasPrefix("/") ? path : String(joining: directory, path)
     }
 }

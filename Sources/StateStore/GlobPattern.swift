@@ -68,7 +68,7 @@ struct GlobPattern: Sendable, Hashable {
             }
         }
         if segmentLength == 0 || segmentLength == 1 && segmentIsDot { return nil }
-        return directory + "/" + text
+        return String(joining: directory, text)
     }
 
     /// The regular files the pattern matches below `directory` (absolute paths, sorted by their bytes).

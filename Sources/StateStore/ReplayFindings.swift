@@ -8,6 +8,6 @@ struct ReplayFindings: Sendable {
 
     init(_ batch: UpToDateBatch) {
         evidence = batch.replayEvidence
-        paths = evidence.isReplayable ? batch.examinedStatuses.map { NoOpReplayRecord.ExaminedPath(path: $0.key, status: $0.value) } : []
+        paths = evidence.isReplayable ? batch.examinedStatuses.map { NoOpReplayRecord.ExaminedPath(path: $0.path, status: $0.status) } : []
     }
 }

@@ -159,7 +159,7 @@ extension StateStore {
     func taskDirectory(_ definition: TaskDefinition) -> String {
         let folder = definition.workingDirectory
         if folder.hasPrefix("/") { return folder }
-        return folder == "." || folder.isEmpty ? directory : directory + "/" + folder
+        return folder == "." || folder.isEmpty ? directory : String(joining: directory, folder)
     }
 
     /// The cached content record of a file, by its path (absolute, or relative to `directory`): what the

@@ -11,10 +11,9 @@ public final class UpToDateBatch {
     private let store: StateStore
     private var stored: [String: StateStore.StoredFingerprints]
     private var known: [String: FileRecord]
-    private var statuses: [String: FileStatus?]
-    /// Statuses examined ahead, by absolute path (`Snapshot.examineRecordedFiles`); a check that examines
-    /// one of these paths takes its status from here.
-    private var examinedAhead: [String: FileStatus?]
+    /// By absolute path: what the checks examined, and what was examined ahead for them
+    /// (`Snapshot.examineRecordedFiles`), in one table, so a path costs one lookup however it was found.
+    private var statuses: [String: PathStatus]
     private var refreshed: [FileRecord] = []
     /// What a replay of this run's verdict needs (`NoOpReplayRecord`): the tables' generation as read,
     /// and whether every check so far found its task up to date from paths named outright.
@@ -26,7 +25,7 @@ public final class UpToDateBatch {
         var known: [String: FileRecord]
         var generation: Int64
         /// The status of each file in `known`, by absolute path, when `examineRecordedFiles` was called.
-        var examinedAhead: [String: FileStatus?] = [:]
+        var examinedAhead: [String: PathStatus] = [:]
 
         init(of store: StateStore) throws(SQLiteError) {
             (stored, known, generation) = try store.withDatabase { database throws(SQLiteError) in
@@ -44,10 +43,11 @@ public final class UpToDateBatch {
         /// Why: the checks' `stat` calls were 7% of a checked no-op rerun of 100,000 tasks (perf), on the
         /// run's thread; the read ahead has them done on the other core while the pipeline loads.
         mutating func examineRecordedFiles(in store: StateStore) {
-            examinedAhead = Dictionary(minimumCapacity: known.count)
+            // Room for the paths the checks add (about one per stored task): the batch goes on filling this table.
+            examinedAhead = Dictionary(minimumCapacity: known.count + stored.count)
             for key in known.keys {
                 let path = store.path(ofFileKey: key)
-                examinedAhead[path] = FileStatus(path: path)
+                examinedAhead[path] = .examinedAhead(FileStatus(path: path))
             }
         }
     }
@@ -56,11 +56,11 @@ public final class UpToDateBatch {
         self.store = store
         stored = snapshot.stored
         known = snapshot.known
-        examinedAhead = snapshot.examinedAhead
         replayEvidence = ReplayEvidence(generation: snapshot.generation)
+        statuses = snapshot.examinedAhead
         // About a path per stored input and one per output: growing the table by doubling was 1.6% of a
         // no-op rerun of 100,000 tasks (perf).
-        statuses = Dictionary(minimumCapacity: snapshot.known.count + snapshot.stored.count)
+        statuses.reserveCapacity(snapshot.known.count + snapshot.stored.count)
     }
 
     /// The verdict on `task`, as `StateStore.checkUpToDate` would give it now.
@@ -78,23 +78,45 @@ public final class UpToDateBatch {
 
     /// A path's status, examined once per batch.
     private func examine(_ path: String) -> FileStatus? {
-        if let status = statuses[path] { return status }
-        let status = examinedAhead[path] ?? FileStatus(path: path)
-        statuses[path] = status
-        return status
+        Self.examine(&statuses[path, default: .notExamined], path: path)
+    }
+
+    private static func examine(_ entry: inout PathStatus, path: String) -> FileStatus? {
+        switch entry {
+        case .examined(let status):
+            return status
+        case .examinedAhead(let status):
+            entry = .examined(status)
+            return status
+        case .notExamined:
+            let status = FileStatus(path: path)
+            entry = .examined(status)
+            return status
+        }
     }
 
     /// Every path examined so far, with what it was found to be (`nil`: missing).
-    var examinedStatuses: [String: FileStatus?] { statuses }
+    var examinedStatuses: [(path: String, status: FileStatus?)] {
+        statuses.compactMap { path, entry in
+            if case .examined(let status) = entry { (path, status) } else { nil }
+        }
+    }
 
     /// Stores the content records of the files read afresh, in one transaction, and lets go of what the
     /// checks read: call after the last check and after `examinedStatuses` was read.
     public func finish() throws {
-        BackgroundRelease.release((stored, known, statuses, examinedAhead))
-        (stored, known, statuses, examinedAhead) = ([:], [:], [:], [:])
+        BackgroundRelease.release((stored, known, statuses))
+        (stored, known, statuses) = ([:], [:], [:])
         if !refreshed.isEmpty { try store.storeFileRecords(refreshed) }
         refreshed = []
     }
+}
+
+/// What a batch knows of a path: examined by a check, examined ahead and not yet asked for, or neither.
+enum PathStatus {
+    case examined(FileStatus?)
+    case examinedAhead(FileStatus?)
+    case notExamined
 }
 
 extension StateStore {
