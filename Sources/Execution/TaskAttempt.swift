@@ -57,7 +57,7 @@ public struct TaskAttemptLog: Sendable {
 
     /// Opens or closes an attempt for `transition`; other transitions change nothing.
     public mutating func record(_ transition: TaskTransition) {
-        guard !ignored.contains(transition.task) else { return }
+        guard ignored.isEmpty || !ignored.contains(transition.task) else { return }
         if transition.from == .executing, let index = open.removeValue(forKey: transition.task), var attempt = recorded[index] {
             lanes[attempt.slot] = false
             attempt.end = transition.elapsed
@@ -73,6 +73,12 @@ public struct TaskAttemptLog: Sendable {
             recorded.append(TaskAttempt(task: transition.task, attempt: transition.attempt, queue: transition.queue,
                                         slot: slot, start: transition.elapsed))
         }
+    }
+
+    /// Whether `into` and `out`, recorded one after the other, leave the log as it was: a task entering
+    /// `executing` and leaving it for `up-to-date`, a check and no attempt.
+    public static func isCheckOnly(_ into: TaskTransition, then out: TaskTransition) -> Bool {
+        into.to == .executing && out.from == .executing && out.to == .upToDate && out.task == into.task
     }
 
     /// Keeps `lines` with the last attempt of `task`, for a failure's log tail.

@@ -39,4 +39,36 @@ import PipelineModel
         #expect(attempts[4].logTail == ["oops"])
         #expect(attempts[1].logTail.isEmpty)
     }
+
+    /// `AttemptRecorder` passes over the pairs `isCheckOnly` picks; the attempts must come out the same.
+    @Test func passingOverCheckOnlyPairsLeavesTheAttemptsAsTheyWere() {
+        let transitions = [
+            transition("a", .ready, .executing, at: 0),
+            transition("b", .ready, .executing, at: 0), transition("b", .executing, .upToDate, at: 0.1),  // a check
+            transition("c", .ready, .executing, at: 0.2), transition("a", .executing, .upToDate, at: 0.3),  // not a pair
+            transition("d", .ready, .executing, at: 0.4), transition("d", .executing, .failed, at: 0.5, exitCode: 2),
+            transition("d", .failed, .executing, at: 0.6, attempt: 2), transition("d", .executing, .upToDate, at: 0.7, attempt: 2),
+            transition("e", .pending, .upToDate, at: 0.8),
+            transition("c", .executing, .succeeded, at: 0.9, exitCode: 0),
+            transition("f", .ready, .executing, at: 1),
+        ]
+        var everyOne = TaskAttemptLog()
+        for transition in transitions { everyOne.record(transition) }
+        var pairsPassed = TaskAttemptLog()
+        var skipped: [TaskID] = []
+        var index = 0
+        while index < transitions.count {
+            if index + 1 < transitions.count, TaskAttemptLog.isCheckOnly(transitions[index], then: transitions[index + 1]) {
+                skipped.append(transitions[index].task)
+                index += 2
+                continue
+            }
+            pairsPassed.record(transitions[index])
+            index += 1
+        }
+        #expect(skipped == ["b", "d"])
+        #expect(Array(pairsPassed.attempts) == Array(everyOne.attempts))
+        #expect(Array(everyOne.attempts).map(\.task) == ["c", "d", "f"])
+        #expect(Array(everyOne.attempts).map(\.slot) == [1, 0, 0])
+    }
 }
