@@ -1,4 +1,5 @@
 import Execution
+import JobGraphBasics
 import PipelineModel
 
 /// The wording reporters share, so the plain lines, the board's permanent lines and the summary agree.
@@ -49,20 +50,13 @@ enum RunText {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `text`'s UTF-8 appended to `bytes` from its contiguous storage: the generic `+= text.utf8` walked
-    /// it through an iterator (170 instructions for a task's id; callgrind, a checked no-op rerun).
-    static func appendUTF8(_ text: String, to bytes: inout [UInt8]) {
-        let appended: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
-        if appended == nil { bytes += text.utf8 }
-    }
-
     /// `transition`'s UTF-8, appended to `bytes`.
     static func appendTransition(_ transition: TaskTransition, showsReason: Bool = false, to bytes: inout [UInt8]) {
-        appendUTF8(transition.task.rawValue, to: &bytes)
-        appendUTF8("  ", to: &bytes)
-        appendUTF8(transition.from.rawValue, to: &bytes)
-        appendUTF8(" -> ", to: &bytes)
-        appendUTF8(transition.to.rawValue, to: &bytes)
+        bytes.appendUTF8(of: transition.task.rawValue)
+        bytes.appendUTF8(of: "  ")
+        bytes.appendUTF8(of: transition.from.rawValue)
+        bytes.appendUTF8(of: " -> ")
+        bytes.appendUTF8(of: transition.to.rawValue)
         // The details in parentheses, appended as they come (no list to join: one for every line).
         var isFirst = true
         func detail() {

@@ -114,7 +114,7 @@ public struct TaskDefinition: Sendable, Hashable {
     private var canonicalBytes: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
-        func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+        func append(_ text: String) { bytes.appendUTF8(of: text) }
         func append(_ number: Int) {  // a count or a length: its decimal digits, without a String for them
             var divisor = 1
             while divisor <= number / 10 { divisor *= 10 }
