@@ -1,3 +1,5 @@
+import JobGraphBasics
+
 /// Writes the fields of a `NoOpReplayRecord` as bytes: integers as 8 bytes little-endian, strings as
 /// their length and UTF-8 bytes. Why not JSON: the record of 100,000 tasks is read on every no-op
 /// rerun, and decoding it must cost little beside the stat of each path.
@@ -18,7 +20,7 @@ struct ReplayBytesWriter {
 
     mutating func append(_ text: String) {
         append(Int64(text.utf8.count))
-        bytes.append(contentsOf: text.utf8)
+        bytes.appendUTF8(of: text)
     }
 
     mutating func append(optional text: String?) {
