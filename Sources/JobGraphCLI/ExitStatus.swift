@@ -18,4 +18,14 @@ public enum ExitStatus {
     public static func of(_ summary: RunSummary, writeFailures: WriteFailures? = nil) -> Int32 {
         RunExitStatus.of(summary, writeFailures: writeFailures)
     }
+
+    /// A replay's exit status, or the signal's when SIGINT or SIGTERM came during it (the replay, which
+    /// starts nothing, runs to its end: the run it repeats would have been stopped).
+    static func of(replayed status: Int32, stoppedBy stop: RunStop?) -> Int32 {
+        switch stop {
+        case .interrupt?: interrupted
+        case .terminate?: terminated
+        case nil: status
+        }
+    }
 }

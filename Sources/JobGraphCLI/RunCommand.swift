@@ -79,12 +79,12 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let source = try pipeline.resolved(tasks: tasks)
         // A no-op rerun whose verdict cannot have changed replays it (docs/state.md), before loading anything.
-        let replay = NoOpReplayAttempt(self, source: source)
+        let replay = replayAttempt(for: source)
         var replayContext: RunContext?
-        if let replay, NoOpReplayAttempt.mayHaveRecord(source) {
+        if let replay, NoOpReplayAttempt.mayHaveRecord(pipelineDirectory: source.directory) {
             let context = try RunContext(settings: runSettings, pipelineDirectory: source.directory, wait: wait, events: events)
             if let record = await replay.validRecord(in: context.state.store), let finished = context.replay(record) {
-                let status = NoOpReplayAttempt.status(finished.status, stoppedBy: context.control.takePendingStop())
+                let status = ExitStatus.of(replayed: finished.status, stoppedBy: context.control.takePendingStop())
                 context.close()
                 if status != ExitStatus.success { throw ExitCode(status) }
                 return
@@ -105,7 +105,7 @@ struct RunCommand: AsyncParsableCommand {
         // ends the command, as it would have ended it uncaught.
         if let context = replayContext, let stop = context.control.takePendingStop() {
             context.close()
-            throw ExitCode(NoOpReplayAttempt.status(ExitStatus.success, stoppedBy: stop))
+            throw ExitCode(ExitStatus.of(replayed: ExitStatus.success, stoppedBy: stop))
         }
         let processorCount = ProcessInfo.processInfo.activeProcessorCount
         let jobs = self.jobs ?? processorCount
@@ -143,3 +143,14 @@ extension ProgressMode: ExpressibleByArgument {}
 extension OutputMode: ExpressibleByArgument {}
 extension ExecutorKind: ExpressibleByArgument {}
 extension SlurmMode: ExpressibleByArgument {}
+
+extension RunCommand {
+    /// The replay attempt of this command, or `nil` when its flags rule a replay out: `--force`,
+    /// `--dry-run`, `--watch`, `--explain`, `--trace` and `--executor slurm` change what a run does, or
+    /// show what a replay cannot know.
+    func replayAttempt(for source: ResolvedPipeline) -> NoOpReplayAttempt? {
+        guard !force, !dryRun, !watch, !explain, trace == nil, executor != .slurm else { return nil }
+        return NoOpReplayAttempt(pipelineFile: source.file, tasks: source.tasks, variables: pipeline.variables,
+                                 executor: executor?.rawValue ?? "", workingDirectory: FileManager.default.currentDirectoryPath)
+    }
+}

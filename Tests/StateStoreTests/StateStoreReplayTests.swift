@@ -127,6 +127,25 @@ import Testing
         #expect(base != NoOpReplayRecord.key(version: "1", workingDirectory: "/v", arguments: ["ab", "c"]))
     }
 
+    /// What the command line gives a replay attempt: the same command is the same key whatever the order of
+    /// its `--var`s, and another file, task list, variable or executor is another command.
+    @Test func theAttemptsKeyTellsCommandsApartButNotTheOrderOfTheirVars() {
+        func key(_ file: String = "ci.yaml", tasks: [String] = ["build"], vars: [String] = ["a=1", "b=2"],
+                 executor: String = "", in directory: String = "/w") -> [UInt8] {
+            NoOpReplayAttempt(pipelineFile: file, tasks: tasks, variables: vars, executor: executor, workingDirectory: directory).key
+        }
+        #expect(key() == key(vars: ["b=2", "a=1"]))
+        #expect(key() != key("other.yaml"))
+        #expect(key() != key(tasks: ["build", "test"]))
+        #expect(key() != key(tasks: []))
+        #expect(key() != key(vars: ["a=1", "b=3"]))
+        #expect(key() != key(executor: "local"))
+        #expect(key() != key(in: "/v"))
+        // No such file: nothing to digest, so no record can hold.
+        #expect(NoOpReplayAttempt(pipelineFile: "/nonexistent/ci.yaml", tasks: [], variables: [], executor: "",
+                                  workingDirectory: "/w").pipelineBytes == nil)
+    }
+
     /// A store holding run 1 with two up-to-date rows, and a replay record of it over `a.txt` in `directory`.
     private func recordedStore(in directory: TemporaryDirectory, retainedRuns: Int = 50) throws -> (StateStore, NoOpReplayRecord) {
         let store = try StateStore.inMemory(directory: directory.path, retainedRuns: retainedRuns)

@@ -5,44 +5,48 @@ import Execution
 import Foundation
 import JobGraphBasics
 import PipelineModel
-import StateStore
 
 /// A `jobgraph run` that may replay the previous verdict "every selected task is up to date" instead of
 /// loading the pipeline and checking its tasks (docs/state.md), and that records such a verdict after a
-/// run for the next one. Only a plain run qualifies: not `--force`, `--dry-run`, `--watch`, `--explain`,
-/// `--trace` or `--executor slurm` (they change what a run does, or show what a replay cannot know).
-struct NoOpReplayAttempt {
+/// run for the next one. Which commands qualify is the command line's to say (a plain run: not `--force`,
+/// `--dry-run`, `--watch`, `--explain`, `--trace` or `--executor slurm`); what identifies one, and when a
+/// record holds, is decided here.
+public struct NoOpReplayAttempt {
     /// What identifies the command: see `NoOpReplayRecord.key`.
     let key: [UInt8]
-    /// The pipeline file as it was before the run loaded it.
-    let pipelineBytes: [UInt8]?
+    /// The pipeline file as it was before the run loaded it; the run loads these bytes, so that the
+    /// verdict it records is on what it loaded.
+    public let pipelineBytes: [UInt8]?
     /// What a replay record keeps of it.
     let pipeline: PipelineFileDigest?
     let pipelineFile: String
-    let capture = NoOpReplayCapture()
+    /// Gathers what a replay of the run would send: one of the run's observers.
+    public let capture = NoOpReplayCapture()
 
-    /// `nil` when the command's flags rule out a replay.
-    init?(_ command: RunCommand, source: ResolvedPipeline) {
-        guard !command.force, !command.dryRun, !command.watch, !command.explain, command.trace == nil,
-              command.executor != .slurm else { return nil }
-        let arguments = ["file", source.file, "tasks"] + source.tasks + ["vars"] + command.pipeline.variables.sorted()
-            + ["executor", command.executor?.rawValue ?? ""]
+    /// - Parameters:
+    ///   - pipelineFile: as the user typed it (or as it was discovered).
+    ///   - tasks: the tasks named on the command line, in their order.
+    ///   - variables: the `--var NAME=VALUE` arguments.
+    ///   - executor: the `--executor` given, or "" for none.
+    ///   - workingDirectory: the process's, which relative paths on the command line are read from.
+    public init(pipelineFile: String, tasks: [String], variables: [String], executor: String, workingDirectory: String) {
+        let arguments = ["file", pipelineFile, "tasks"] + tasks + ["vars"] + variables.sorted() + ["executor", executor]
         key = NoOpReplayRecord.key(version: JobGraphVersion.current + " " + Self.binaryIdentity(),
-                                   workingDirectory: FileManager.default.currentDirectoryPath, arguments: arguments)
-        pipelineFile = source.file
-        pipelineBytes = PipelineLoader.bytes(ofFile: source.file)
+                                   workingDirectory: workingDirectory, arguments: arguments)
+        self.pipelineFile = pipelineFile
+        pipelineBytes = PipelineLoader.bytes(ofFile: pipelineFile)
         pipeline = pipelineBytes.map(PipelineFileDigest.init(of:))
     }
 
     /// Whether a replay record may exist: the pipeline's `state.db` is there. Without it, the run goes on
     /// as before, and takes its run lock only once the pipeline proved valid.
-    static func mayHaveRecord(_ source: ResolvedPipeline) -> Bool {
-        access(StateStore.databasePath(inPipelineDirectory: source.directory), F_OK) == 0
+    public static func mayHaveRecord(pipelineDirectory: String) -> Bool {
+        access(StateStore.databasePath(inPipelineDirectory: pipelineDirectory), F_OK) == 0
     }
 
     /// The record to replay, when it still holds. Once the checks that read `state.db` passed, the oldest
     /// replayed runs are dropped (`StateStore.makeRoomForRun`) while the record's paths are examined.
-    func validRecord(in store: StateStore) async -> NoOpReplayRecord? {
+    public func validRecord(in store: StateStore) async -> NoOpReplayRecord? {
         guard let pipeline, let candidate = store.replayCandidate(pipelineFile: pipelineFile, key: key, pipeline: pipeline)
         else { return nil }
         let pipelineFile = self.pipelineFile
@@ -59,22 +63,13 @@ struct NoOpReplayAttempt {
     ///     `on_success`).
     ///   - build: what a rerun that finds every task up to date would send, when the run ended with every task
     ///     done; its record spares the rerun after a build its checks. Asked for only when needed.
-    func keep(after recorder: RunRecorder, in store: StateStore, eligible: Bool, build: () -> NoOpReplay?,
-              outputMode: OutputMode?) throws {
+    ///   - outputMode: the pipeline's `output`, which a replay shows the lines in.
+    public func keep(after recorder: RunRecorder, in store: StateStore, eligible: Bool, build: () -> NoOpReplay?,
+                     outputMode: OutputMode?) throws {
         // A pipeline file changed while the run read it could hold a verdict on other bytes.
         let unchanged = eligible && pipelineBytes.map { PipelineLoader.file(pipelineFile, holds: $0) } == true
         try store.recordReplay(after: recorder, capture: unchanged ? capture : nil, build: { unchanged ? build() : nil },
                                pipelineFile: pipelineFile, key: key, pipeline: pipeline, outputMode: outputMode?.rawValue)
-    }
-
-    /// A replay's exit status, or the signal's when SIGINT or SIGTERM came during it (the replay, which
-    /// starts nothing, runs to its end: the run it repeats would have been stopped).
-    static func status(_ status: Int32, stoppedBy stop: RunStop?) -> Int32 {
-        switch stop {
-        case .interrupt?: ExitStatus.interrupted
-        case .terminate?: ExitStatus.terminated
-        case nil: status
-        }
     }
 
     /// The running binary's size, modification time and inode: a rebuilt jobgraph of the same version may
