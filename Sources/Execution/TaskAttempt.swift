@@ -75,6 +75,27 @@ public struct TaskAttemptLog: Sendable {
         }
     }
 
+    /// Records the transitions among `events`, in order, as `record(_:)` would one by one, passing over
+    /// each check that found its task up to date: recorded, it would open an attempt and drop it, leaving
+    /// the log as it was. A no-op rerun's transitions are mostly such pairs, and each event cost the
+    /// attempt recorder about 1,400 instructions (callgrind, checked no-op rerun of 10,000 tasks).
+    public mutating func record(transitionsIn events: [RunEvent]) {
+        var index = events.startIndex
+        while index < events.endIndex {
+            guard case .transition(let transition) = events[index] else {
+                index += 1
+                continue
+            }
+            if index + 1 < events.endIndex, case .transition(let next) = events[index + 1],
+               Self.isCheckOnly(transition, then: next) {
+                index += 2
+                continue
+            }
+            record(transition)
+            index += 1
+        }
+    }
+
     /// Whether `into` and `out`, recorded one after the other, leave the log as it was: a task entering
     /// `executing` and leaving it for `up-to-date`, a check and no attempt.
     public static func isCheckOnly(_ into: TaskTransition, then out: TaskTransition) -> Bool {
