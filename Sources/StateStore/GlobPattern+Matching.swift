@@ -42,7 +42,7 @@ extension GlobPattern {
         var start = isAbsolute ? "" : directory
         var rest = segments[...]
         while let segment = rest.first, case .literal(let name) = segment {
-            let next = start + "/" + name
+            let next = String(joining: start, name)
             guard FileStatus(path: next)?.kind == .directory else { break }
             start = next
             rest = rest.dropFirst()
@@ -63,7 +63,7 @@ extension GlobPattern {
 
     private static func allFolders(below directory: String, into folders: inout [String]) {
         for entry in DirectoryEntry.entries(of: directory) where !entry.name.hasPrefix(".") {
-            let path = directory + "/" + entry.name
+            let path = String(joining: directory, entry.name)
             if isFolder(entry, at: path, followingLinks: false) {
                 folders.append(path)
                 allFolders(below: path, into: &folders)

@@ -119,7 +119,7 @@ struct GlobPattern: Sendable, Hashable {
         let isLast = index == segments.count - 1
         switch segments[index] {
         case .literal(let name):
-            let path = directory + "/" + name
+            let path = String(joining: directory, name)
             if isLast {
                 if FileStatus(path: path)?.kind == .regular { found.insert(path) }
             } else {
@@ -127,7 +127,7 @@ struct GlobPattern: Sendable, Hashable {
             }
         case .wildcard(let pattern):
             for entry in DirectoryEntry.entries(of: directory) where Self.matches(entry.name, pattern) {
-                let path = directory + "/" + entry.name
+                let path = String(joining: directory, entry.name)
                 if isLast {
                     if Self.isRegularFile(entry, at: path) { found.insert(path) }
                 } else if Self.isFolder(entry, at: path, followingLinks: true) {
@@ -141,7 +141,7 @@ struct GlobPattern: Sendable, Hashable {
             }
             walk(from: index + 1, in: directory, into: &found)
             for entry in DirectoryEntry.entries(of: directory) where !entry.name.hasPrefix(".") {
-                let path = directory + "/" + entry.name
+                let path = String(joining: directory, entry.name)
                 if Self.isFolder(entry, at: path, followingLinks: false) { walk(from: index, in: path, into: &found) }
             }
         }
@@ -150,7 +150,7 @@ struct GlobPattern: Sendable, Hashable {
     /// Every regular file below `directory` at any depth, skipping hidden names and linked folders.
     static func allFiles(below directory: String, into found: inout Set<String>) {
         for entry in DirectoryEntry.entries(of: directory) where !entry.name.hasPrefix(".") {
-            let path = directory + "/" + entry.name
+            let path = String(joining: directory, entry.name)
             if isRegularFile(entry, at: path) {
                 found.insert(path)
             } else if isFolder(entry, at: path, followingLinks: false) {

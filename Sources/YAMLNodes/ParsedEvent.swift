@@ -97,5 +97,4 @@ struct ParserFailure {
         contextLine = Int(parser.context_mark.line)
         contextColumn = Int(parser.context_mark.column)
     }
-
 }
