@@ -25,6 +25,9 @@ public final class RunRecorder: TaskHistory {
     let replayFindings = Locked<ReplayFindings?>(nil)
     /// What the checks of the tasks that ended examined, gathered by the history writer (`BuildEvidence`).
     let buildEvidence = Locked(BuildEvidence())
+    /// The up-to-date rows held back while the run may share an earlier run's (`SharedTaskRows`).
+    private let sharing = Locked(TaskRowSharing())
+    private let taskCount: Int
 
     /// What `check` hands the Runner, for `started` and `ended` to use.
     struct CheckedTask: Sendable {
@@ -48,9 +51,14 @@ public final class RunRecorder: TaskHistory {
         self.pipelineDirectory = pipelineDirectory
         let run = try store.beginRun(pipelineFile: pipelineFile, startTime: startTime, taskCount: taskCount, dropsOldRuns: false)
         self.run = run
-        let lostHistory = self.lostHistory, buildEvidence = self.buildEvidence
+        self.taskCount = taskCount
+        let lostHistory = self.lostHistory, buildEvidence = self.buildEvidence, sharing = self.sharing
         writer = HistoryWriter { rows in
             buildEvidence.withLock { $0.note(rows) }
+            let rows = sharing.withLock { sharing in
+                sharing.passOn(rows) { try? store.upToDateRowsToShare(before: run, pipelineFile: pipelineFile, taskCount: taskCount) }
+            }
+            guard !rows.isEmpty else { return }
             do { try store.record(rows, run: run) } catch {
                 let lost = rows.count { if case .dropOldRuns = $0 { false } else { true } }  // task rows only
                 Self.note(lost, lostTo: error, in: lostHistory)
@@ -169,6 +177,7 @@ public final class RunRecorder: TaskHistory {
     /// Closes the run's record; returns the problems met along the way, for the user to see.
     public func finish(_ summary: RunSummary, endTime: Date) -> [String] {
         writer.close()
+        keepHeldRows()
         var endLost: String?
         do { try store.finishRun(run, outcome: RunOutcome(summary: summary), endTime: endTime) } catch {
             endLost = Self.cause(of: error)
@@ -181,6 +190,19 @@ public final class RunRecorder: TaskHistory {
         }
         if let endLost { lines.append("cannot record the end of the run in .jobgraph/state.db: \(endLost)") }
         return lines
+    }
+
+    /// Shares the rows of the earlier run the held ones repeat, when every task of the run was found up to
+    /// date; else writes them. Call once the writer has ended.
+    private func keepHeldRows() {
+        guard let shared = sharing.withLock({ $0.take() }) else { return }
+        if shared.matchesSource && shared.held.count == taskCount, (try? store.shareRows(of: shared.source, with: run)) == true {
+            return
+        }
+        let rows = shared.heldWrites
+        do { try store.record(rows, run: run) } catch {
+            Self.note(rows.count, lostTo: error, in: lostHistory)
+        }
     }
 
     /// An error's words without the statement that met it: every batch fails on a different one.

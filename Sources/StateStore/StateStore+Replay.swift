@@ -41,7 +41,8 @@ extension StateStore {
                                            taskCount: Int(row.integer(5)), body: row.blob(6))
                 }
                 guard let candidate else { return nil }
-                let rows = try database.query("SELECT count(*) FROM task_runs WHERE run_id = ?1", [.integer(candidate.sourceRun.rawValue)]) {
+                let rows = try database.query("SELECT count(*) FROM task_runs WHERE run_id = \(Self.runHoldingRows)",
+                                              [.integer(candidate.sourceRun.rawValue)]) {
                     $0.integer(0)
                 }.first
                 return rows == Int64(candidate.taskCount) ? candidate : nil
@@ -155,7 +156,8 @@ extension StateStore {
         return try keep(row, as: pipelineFile) { _, database throws(SQLiteError) in
             // Every task's success is in the tables (a history row lost to a full disk would leave one out).
             let trusted = try database.query("""
-                SELECT count(*) FROM task_runs t JOIN task_fingerprints f ON f.task = t.task WHERE t.run_id = ?1 AND f.succeeded = 1
+                SELECT count(*) FROM task_runs t JOIN task_fingerprints f ON f.task = t.task
+                WHERE t.run_id = \(Self.runHoldingRows) AND f.succeeded = 1
                 """, [.integer(recorder.run.rawValue)]) { $0.integer(0) }.first
             return trusted == Int64(build.tasks.count)
         }

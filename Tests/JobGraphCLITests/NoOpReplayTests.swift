@@ -395,6 +395,36 @@ struct NoOpReplayTests {
         #expect(try await replayed(in: folder)[4] == nil)
     }
 
+    @Test func aCheckedRerunLikeTheOneBeforeSharesItsRowsAndIsReplayedInTurn() async throws {
+        let folder = try await replayingFolder()
+        defer { folder.remove() }
+        // Runs 3 and 4 check every task: the file changed by a comment. Run 3 has rows of its own (run 2
+        // shares the build's, whose tasks executed); run 4, which finds what run 3 found, shares run 3's.
+        for (run, comment) in [(3, "one"), (4, "two")] {
+            try folder.addComment(comment)
+            let checked = try await folder.run()
+            #expect(checked.status == 0, "\(checked.outcome.standardError)")
+            #expect(checked.upToDate == Self.allTasks, "run \(run)")
+        }
+        #expect(await Self.historyRows(of: 3, in: folder).map { $0.split(separator: "|").prefix(3).joined(separator: "|") }
+                == ["a|up-to-date|0", "b|up-to-date|0", "c|up-to-date|0"])
+        #expect(await Self.historyRows(of: 4, in: folder).isEmpty)
+        let replay = try await folder.run()
+        #expect(replay.upToDate == Self.allTasks)
+        #expect(try await replayed(in: folder)[5] == 4)
+        let history = try await folder.history([])
+        #expect(history.outputLines.contains { $0.contains("#4") && $0.hasSuffix("3 up-to-date") }, "\(history.outputLines)")
+        #expect(history.outputLines.contains { $0.contains("#5") && $0.contains("3 up-to-date; replayed run 4") }, "\(history.outputLines)")
+
+        // A change: the run writes rows of its own, for the tasks it ran and the one it found up to date.
+        try folder.write("gamma\n", to: "src/words.txt")
+        let rebuilt = try await folder.run()
+        #expect(rebuilt.executed == ["a", "b"])
+        #expect(await Self.historyRows(of: 6, in: folder).map { $0.split(separator: "|").prefix(2).joined(separator: "|") }
+                == ["a|succeeded", "b|succeeded", "c|up-to-date"])
+        #expect(await folder.integrityCheck() == "ok")
+    }
+
     @Test func theRecordSurvivesTheDropOfTheOldestRuns() async throws {
         let folder = try await replayingFolder()
         defer { folder.remove() }
