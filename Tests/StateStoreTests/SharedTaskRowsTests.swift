@@ -75,6 +75,25 @@ import Testing
         #expect(try store.upToDateRowsToShare(before: next, pipelineFile: "other.yaml", taskCount: 2) == nil)
     }
 
+    /// Through `RunRecorder`, as a run records: the first run finding `build` up to date has its row,
+    /// the later ones share it; the run holding it stays while a kept run shares it (docs/state.md).
+    @Test func runsFindingEveryTaskUpToDateShareTheRowOfTheFirstAndKeepItBeyondTheRetainedCount() throws {
+        let store = try StateStore.inMemory(directory: "/project", retainedRuns: 2)
+        for index in 0..<4 {
+            let recorder = try RunRecorder(store: store, pipelineFile: "ci.yaml", pipelineDirectory: "/project", taskCount: 1,
+                                           startTime: start + Double(index))
+            recorder.ended("build", state: .upToDate, attempts: 0, duration: nil, exitCode: nil, answer: nil)
+            let summary = RunSummary(counts: [.upToDate: 1], wallTime: 0.1, criticalPath: [], failures: [], stop: nil)
+            #expect(recorder.finish(summary, endTime: start + Double(index) + 1).isEmpty)
+        }
+        #expect(try store.recentRuns(pipelineFile: "ci.yaml").map(\.id.rawValue) == [4, 3, 1])
+        #expect(try store.recentRuns(pipelineFile: "ci.yaml").map(\.tasks) == Array(repeating: TaskStateCounts(upToDate: 1), count: 3))
+        let rows = try store.withDatabase { database throws(SQLiteError) in
+            try database.query("SELECT run_id FROM task_runs") { $0.integer(0) }
+        }
+        #expect(rows == [1])
+    }
+
     @Test func aPreviousRunThatExecutedATaskHasNoRowsToShare() throws {
         let store = try StateStore.inMemory(directory: "/project")
         try recordRun(store, ["a": .upToDate, "b": .succeeded])
