@@ -44,10 +44,20 @@ extension TaskHistory {
     public func makeBatchCheck() -> (any UpToDateBatchChecking)? { nil }
 }
 
-/// `TaskHistory.check` for many tasks in a row, before the run; one caller, then `finish()`.
+/// `TaskHistory.check` for many tasks, before the run. Checks whose tasks do not depend on each other (a
+/// level of the graph) may run on several threads at once, each through a lane of its own; `merge` then
+/// takes in what they learnt, before the checks that depend on them. Then `finish()`.
 public protocol UpToDateBatchChecking: AnyObject {
-    /// As `TaskHistory.check`.
-    func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer
+    /// `count` lanes, for as many threads checking at once.
+    func makeLanes(_ count: Int) -> [any UpToDateBatchLane]
+    /// Takes in what the lanes' checks learnt (the paths they examined); call when no check is going on.
+    func merge(_ lanes: [any UpToDateBatchLane])
     /// Keeps what the checks learnt (file content records).
     func finish()
+}
+
+/// One thread's checks in an `UpToDateBatchChecking`.
+public protocol UpToDateBatchLane: AnyObject {
+    /// As `TaskHistory.check`; from one thread at a time.
+    func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer
 }

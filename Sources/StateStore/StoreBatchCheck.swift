@@ -22,11 +22,29 @@ public final class StoreBatchCheck: UpToDateBatchChecking {
         self.note = note
     }
 
-    public func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer {
-        let definition = TaskDefinition(work: work, environmentNames: environmentNames, inputs: inputs, outputs: outputs,
-                                        pipelineDirectory: pipelineDirectory)
-        if let untracked = RunRecorder.untrackedAnswer(definition) { return untracked }
-        return RunRecorder.answer(batch.check(work.id, definition: definition))
+    public func makeLanes(_ count: Int) -> [any UpToDateBatchLane] {
+        (0..<max(1, count)).map { _ in Lane(check: self) }
+    }
+
+    public func merge(_ lanes: [any UpToDateBatchLane]) {
+        batch.merge(lanes.compactMap { ($0 as? Lane)?.lane })
+    }
+
+    /// One thread's checks (`UpToDateBatch.Lane`).
+    final class Lane: UpToDateBatchLane {
+        private let check: StoreBatchCheck
+        let lane = UpToDateBatch.Lane()
+
+        init(check: StoreBatchCheck) {
+            self.check = check
+        }
+
+        func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer {
+            let definition = TaskDefinition(work: work, environmentNames: environmentNames, inputs: inputs, outputs: outputs,
+                                            pipelineDirectory: check.pipelineDirectory)
+            if let untracked = RunRecorder.untrackedAnswer(definition) { return untracked }
+            return RunRecorder.answer(check.batch.check(work.id, definition: definition, in: lane))
+        }
     }
 
     /// Keeps the records of the files read afresh, unless the store is read-only.

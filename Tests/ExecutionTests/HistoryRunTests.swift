@@ -83,6 +83,37 @@ struct HistoryRunTests {
         #expect(try project.store.medianDurations().count == 2)
     }
 
+    /// Enough tasks for the pass before the run to check them on several threads at once
+    /// (`UpToDatePrepass.tasksPerWay`), in chains of ten: a change at the head of one chain runs that chain.
+    @Test func aLargeGraphIsCheckedAtOnceAndRunsOnlyWhatAChangeReaches() async throws {
+        let chains = 10, length = 10
+        var yaml = "version: 1\ntasks:\n"
+        for chain in 0..<chains {
+            for link in 0..<length {
+                let input = link == 0 ? "src-\(chain).txt" : "out/\(chain)-\(link - 1).txt"
+                let needs = link == 0 ? "" : "needs: [t\(chain)-\(link - 1)], "
+                yaml += "  t\(chain)-\(link): {\(needs)run: \"mkdir -p out && cat \(input) > out/\(chain)-\(link).txt\", "
+                    + "inputs: [\(input)], outputs: [out/\(chain)-\(link).txt]}\n"
+            }
+        }
+        let project = try Project(yaml)
+        defer { project.remove() }
+        for chain in 0..<chains { try project.directory.write("chain \(chain)", to: "src-\(chain).txt") }
+        let build = try await project.run()
+        #expect(build.summary.counts[.succeeded] == chains * length)
+        let rerun = try await project.run()
+        #expect(rerun.summary.counts[.upToDate] == chains * length)
+
+        try project.directory.write("chain 3, changed", to: "src-3.txt")
+        let changed = try await project.run()
+        let ran = Set((0..<chains).flatMap { chain in (0..<length).map { "t\(chain)-\($0)" } }.filter {
+            changed.observer.finalState(of: TaskID($0)) == .succeeded
+        })
+        #expect(ran == Set((0..<length).map { "t3-\($0)" }))
+        #expect(changed.summary.counts[.upToDate] == (chains - 1) * length)
+        #expect(project.directory.read("out/3-9.txt") == "chain 3, changed")
+    }
+
     @Test func forceRunsEverythingAndStillRecordsWhatTheNextCheckCompares() async throws {
         let project = try Project("""
             version: 1
