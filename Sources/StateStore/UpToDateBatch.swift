@@ -73,8 +73,9 @@ public final class UpToDateBatch {
     public final class Lane {
         /// Paths the batch had not examined, examined by this lane's checks.
         fileprivate var examined: [String: FileStatus?] = [:]
-        /// Paths examined ahead, which this lane's checks used.
-        fileprivate var takenAhead: [String] = []
+        /// Where the paths examined ahead that this lane's checks used are in the batch's table: their
+        /// positions, not the paths, which as strings were 20 MB of a 100,000-task rerun's peak.
+        fileprivate var takenAhead: [[String: PathStatus].Index] = []
         fileprivate var refreshed: [FileRecord] = []
         /// Per check, in order: up to date, and from paths named outright (`ReplayEvidence.note`).
         fileprivate var verdicts: [(isUpToDate: Bool, namedOutright: Bool)] = []
@@ -97,27 +98,34 @@ public final class UpToDateBatch {
 
     /// A path's status, examined once per batch (once per lane, when lanes check at once).
     private func examine(_ path: String, in lane: Lane) -> FileStatus? {
-        switch statuses[path] {
-        case .examined(let status):
-            return status
-        case .examinedAhead(let status):
-            lane.takenAhead.append(path)
-            return status
-        case .notExamined, nil:
-            if let status = lane.examined[path] { return status }
-            let status = FileStatus(path: path)
-            lane.examined[path] = status
-            return status
+        if let position = statuses.index(forKey: path) {
+            switch statuses.values[position] {
+            case .examined(let status):
+                return status
+            case .examinedAhead(let status):
+                lane.takenAhead.append(position)
+                return status
+            case .notExamined:
+                break
+            }
         }
+        if let status = lane.examined[path] { return status }
+        let status = FileStatus(path: path)
+        lane.examined[path] = status
+        return status
     }
 
     /// Takes in what the lanes' checks examined, refreshed and found, in lane order, for the checks after
     /// them; the lanes start afresh. Call when no check is going on.
     public func merge(_ lanes: [Lane]) {
+        // The positions first: they stay valid only until the table gains a key.
         for lane in lanes {
-            for path in lane.takenAhead {
-                if case .examinedAhead(let status) = statuses[path] { statuses[path] = .examined(status) }
+            for position in lane.takenAhead {
+                if case .examinedAhead(let status) = statuses.values[position] { statuses.values[position] = .examined(status) }
             }
+            lane.takenAhead.removeAll(keepingCapacity: true)
+        }
+        for lane in lanes {
             for (path, status) in lane.examined {
                 if case .examined = statuses[path] { continue }  // another lane examined it first
                 statuses[path] = .examined(status)
@@ -125,7 +133,6 @@ public final class UpToDateBatch {
             refreshed += lane.refreshed
             for verdict in lane.verdicts { replayEvidence.note(verdict.isUpToDate, namedOutright: verdict.namedOutright) }
             lane.examined.removeAll(keepingCapacity: true)
-            lane.takenAhead.removeAll(keepingCapacity: true)
             lane.refreshed.removeAll()
             lane.verdicts.removeAll(keepingCapacity: true)
         }
