@@ -44,9 +44,9 @@ extension TaskHistory {
     public func makeBatchCheck() -> (any UpToDateBatchChecking)? { nil }
 }
 
-/// `TaskHistory.check` for many tasks, before the run. Checks whose tasks do not depend on each other (a
-/// level of the graph) may run on several threads at once, each through a lane of its own; `merge` then
-/// takes in what they learnt, before the checks that depend on them. Then `finish()`.
+/// `TaskHistory.check` for many tasks, before the run. Checks may run on several threads at once, each
+/// through a lane of its own; `merge` then takes in what they learnt, once none is going on. Then
+/// `finish()`.
 public protocol UpToDateBatchChecking: AnyObject {
     /// `count` lanes, for as many threads checking at once.
     func makeLanes(_ count: Int) -> [any UpToDateBatchLane]

@@ -52,7 +52,8 @@ struct UpToDatePrepass {
         // no-op rerun of 10,000 layered tasks); on one thread the checks were three fifths of the
         // instructions of its main thread (callgrind).
         let lanes = batch.makeLanes(ProcessInfo.processInfo.activeProcessorCount)
-        let outcomes = candidates.mapConcurrently(ways: candidates.count >= Self.tasksPerWay * 2 ? lanes.count : 1) { index, way in
+        let ways = max(1, min(lanes.count, candidates.count / Self.tasksPerWay))
+        let outcomes = candidates.mapConcurrently(ways: ways) { index, way in
             Self.check(tasks[index], resolver: resolver, lane: lanes[way])
         }
         // What the lanes examined is taken in on another thread while the answers are walked, which do not

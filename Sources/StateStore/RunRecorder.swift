@@ -27,7 +27,6 @@ public final class RunRecorder: TaskHistory {
     let buildEvidence = Locked(BuildEvidence())
     /// The up-to-date rows held back while the run may share an earlier run's (`SharedTaskRows`).
     private let sharing = Locked(TaskRowSharing())
-    private let taskCount: Int
 
     /// What `check` hands the Runner, for `started` and `ended` to use.
     struct CheckedTask: Sendable {
@@ -51,7 +50,6 @@ public final class RunRecorder: TaskHistory {
         self.pipelineDirectory = pipelineDirectory
         let run = try store.beginRun(pipelineFile: pipelineFile, startTime: startTime, taskCount: taskCount, dropsOldRuns: false)
         self.run = run
-        self.taskCount = taskCount
         let lostHistory = self.lostHistory, buildEvidence = self.buildEvidence, sharing = self.sharing
         writer = HistoryWriter { rows in
             buildEvidence.withLock { $0.note(rows) }
@@ -199,7 +197,8 @@ public final class RunRecorder: TaskHistory {
     /// date; else writes them. Call once the writer has ended.
     private func keepHeldRows() {
         guard let shared = sharing.withLock({ $0.take() }) else { return }
-        if shared.matchesSource && shared.held.count == taskCount, (try? store.shareRows(of: shared.source, with: run)) == true {
+        // Every task of the source matched: as many as the run's (`upToDateRowsToShare`), each up to date.
+        if shared.matchesSource, (try? store.shareRows(of: shared.source, with: run)) == true {
             return
         }
         let rows = shared.heldWrites

@@ -8,9 +8,9 @@ import PipelineModel
 /// transactions and examined every shared file once per task that named it. The verdicts are the ones
 /// `StateStore.checkUpToDate` gives (both call `judge`).
 ///
-/// Checks whose tasks do not depend on each other (a level of the graph) may run on several threads at
-/// once, each through a `Lane` of its own, while the batch's tables are only read; `merge` then takes in
-/// what the lanes examined, before the next checks. Then `finish()`.
+/// Checks may run on several threads at once, each through a `Lane` of its own, while the batch's tables
+/// are only read; `merge` then takes in what the lanes examined, once no check is going on. Then
+/// `finish()`.
 public final class UpToDateBatch {
     private let store: StateStore
     private var stored: [String: StateStore.StoredFingerprints]
@@ -105,8 +105,6 @@ public final class UpToDateBatch {
             case .examinedAhead(let status):
                 lane.takenAhead.append(position)
                 return status
-            case .notExamined:
-                break
             }
         }
         if let status = lane.examined[path] { return status }
@@ -115,8 +113,8 @@ public final class UpToDateBatch {
         return status
     }
 
-    /// Takes in what the lanes' checks examined, refreshed and found, in lane order, for the checks after
-    /// them; the lanes start afresh. Call when no check is going on.
+    /// Takes in what the lanes' checks examined, refreshed and found, in lane order; the lanes start
+    /// afresh. Call when no check is going on.
     public func merge(_ lanes: [Lane]) {
         // The positions first: they stay valid only until the table gains a key.
         for lane in lanes {
@@ -155,11 +153,10 @@ public final class UpToDateBatch {
     }
 }
 
-/// What a batch knows of a path: examined by a check, examined ahead and not yet asked for, or neither.
+/// What a batch knows of a path it holds: examined by a check, or examined ahead and not yet asked for.
 enum PathStatus {
     case examined(FileStatus?)
     case examinedAhead(FileStatus?)
-    case notExamined
 }
 
 extension StateStore {
