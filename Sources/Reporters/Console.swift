@@ -48,19 +48,7 @@ public final class Console: Sendable {
     public func write(_ text: String) {
         var text = text
         let failure = lock.withLock { _ in
-            text.withUTF8 { buffer -> Int32? in
-                guard let base = buffer.baseAddress else { return nil }
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    offset += written
-                }
-                return nil
-            }
+            text.withUTF8 { buffer in FileCalls.writeAll(UnsafeRawBufferPointer(buffer), to: descriptor) }
         }
         // A closed pipe (`jobgraph run … | head`) is the reader's choice, not a fault worth a word.
         guard let failure, failure != EPIPE else { return }

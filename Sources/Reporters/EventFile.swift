@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Execution
+import JobGraphBasics
 
 /// A file opened for `--events FILE`: truncated on open, written whole line by whole line, closed once.
 ///
@@ -34,19 +35,7 @@ public final class EventFile: TextSink {
     public func write(_ text: String) {
         guard let descriptor else { return }
         var text = text
-        let failure = text.withUTF8 { buffer -> Int32? in
-            guard let base = buffer.baseAddress else { return nil }
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return nil
-        }
+        let failure = text.withUTF8 { buffer in FileCalls.writeAll(UnsafeRawBufferPointer(buffer), to: descriptor) }
         // A full disk loses the rest of the event log, not the run; it is reported and the run's status says so.
         if let failure { fail(failure) }
     }

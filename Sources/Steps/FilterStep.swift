@@ -104,14 +104,8 @@ final class FilterStep: TaskExecution, Sendable {
             if isOpen { close(descriptor) }
             if !isRenamed { unlink(temporary) }
         }
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count, let base = buffer.baseAddress {
-                let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { throw StepError("cannot write '\(shown(path))': \(systemMessage())") }
-                offset += written
-            }
+        if let code = bytes.withUnsafeBytes({ FileCalls.writeAll($0, to: descriptor) }) {
+            throw StepError("cannot write '\(shown(path))': \(FileCalls.message(code))")
         }
         // fsync before rename: after a crash the name must not point at a file whose data never reached the disk.
         guard fsync(descriptor) == 0 else { throw StepError("cannot write '\(shown(path))': \(systemMessage())") }
@@ -130,12 +124,8 @@ final class FilterStep: TaskExecution, Sendable {
 
     /// Creates `path` and its missing parents, as `mkdir -p`.
     private func makeFolders(_ path: String) throws {
-        var current = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            current += "/" + component
-            if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw StepError("cannot create the folder '\(shown(current))': \(systemMessage())")
-            }
+        if let (folder, code) = FileCalls.createFolders(path) {
+            throw StepError("cannot create the folder '\(shown(folder))': \(FileCalls.message(code))")
         }
     }
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JobGraphBasics
 
 /// The temporary file a download streams into, in the destination's own folder so that the final
 /// `rename` is atomic: a reader of the destination sees the old file or the whole new one, never a part.
@@ -40,14 +41,7 @@ final class PartialFile {
 
     /// Appends all of `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws(DownloadFailure) {
-        guard let base = bytes.baseAddress else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw .file("cannot write '\(path)': \(systemMessage())") }
-            offset += written
-        }
+        if let code = FileCalls.writeAll(bytes, to: descriptor) { throw .file("cannot write '\(path)': \(FileCalls.message(code))") }
     }
 
     /// Flushes the data to disk, closes the file and renames it to the destination, then flushes the
@@ -84,12 +78,8 @@ final class PartialFile {
     }
 
     private static func createFolders(_ folder: String) throws(DownloadFailure) {
-        var current = folder.hasPrefix("/") ? "" : "."
-        for component in folder.split(separator: "/") {
-            current += "/" + component
-            if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw .file("cannot create the folder '\(current)': \(systemMessage())")
-            }
+        if let (current, code) = FileCalls.createFolders(folder) {
+            throw .file("cannot create the folder '\(current)': \(FileCalls.message(code))")
         }
     }
 }

@@ -65,12 +65,8 @@ final class LogDirectory: Sendable {
     }
 
     private func makeDirectories(_ path: String) throws {
-        var current = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            current += "/" + component
-            if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw StepError("cannot create '\(current)': \(String(cString: strerror(errno)))")
-            }
+        if let (folder, code) = FileCalls.createFolders(path) {
+            throw StepError("cannot create '\(folder)': \(FileCalls.message(code))")
         }
     }
 }
@@ -125,18 +121,7 @@ final class TaskLog: Sendable {
             }
             var bytes = line
             bytes.append(UInt8(ascii: "\n"))
-            let code = bytes.withUnsafeBytes { buffer -> Int32? in
-                guard let base = buffer.baseAddress else { return nil }
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
-                    if written < 0 && errno == EINTR { continue }
-                    if written < 0 { return errno }
-                    if written == 0 { return EIO }
-                    offset += written
-                }
-                return nil
-            }
+            let code = bytes.withUnsafeBytes { FileCalls.writeAll($0, to: descriptor) }
             if code != nil { state = .failed(descriptor) }
             return code
         }
