@@ -1,4 +1,5 @@
 import Foundation
+import JobGraphBasics
 import JobGraphSystem
 import PipelineModel
 
@@ -31,8 +32,7 @@ public struct FileExistsCheck: ConditionCheck {
     public var summary: String { "file \(path) exists" }
 
     public func isMet(in context: ConditionContext) async -> Bool {
-        let absolute = path.hasPrefix("/") ? path : context.workingDirectory + "/" + path
-        return FileManager.default.fileExists(atPath: absolute)
+        FileManager.default.fileExists(atPath: String.absolute(path, in: context.workingDirectory))
     }
 }
 

@@ -1,3 +1,4 @@
+import JobGraphBasics
 import JobGraphSystem
 import PipelineModel
 import TaskGraph
@@ -57,7 +58,7 @@ final class WorkResolver: Sendable {
     /// The task's folder: its `cwd` under the pipeline's folder, absolute.
     func workingDirectory(for task: RunTask) throws(TemplateError) -> String {
         try task.spec.cwd.map { template throws(TemplateError) in
-            absolute(try template.rendered(in: folderContext(for: task), as: .path(key: "cwd")), in: configuration.pipelineDirectory)
+            String.absolute(try template.rendered(in: folderContext(for: task), as: .path(key: "cwd")), in: configuration.pipelineDirectory)
         } ?? configuration.pipelineDirectory
     }
 
@@ -112,61 +113,80 @@ final class WorkResolver: Sendable {
         let directory = try workingDirectory(for: task)
         let context = TemplateContext(variables: variables, item: task.item, pipelineDirectory: configuration.pipelineDirectory,
                                       workingDirectory: try fanOutDirectory(for: task, workingDirectory: directory))
-        // The run does not read `inputs` and `outputs` itself, but a value that would send them outside
-        // the pipeline's folder fails the task all the same (contract: "A value substituted into a path").
-        var inputs = try spec.inputs.map { pattern throws(TemplateError) in try pattern.rendered(in: context, as: .path(key: "inputs")) }
-        var outputs = try spec.outputs.map { pattern throws(TemplateError) in try pattern.rendered(in: context, as: .path(key: "outputs")) }
+        let paths = try declaredPaths(of: spec, in: context)
         let work: TaskWork.Work
         var processLimit: Int?
-        switch spec.action {
-        case .run(let commands):
-            work = .shell(commands: try commands.map { command throws(TemplateError) in try command.rendered(in: context, as: .shellQuoted) }, concurrently: false)
-        case .parallel(let commands):
-            work = .shell(commands: try commands.map { command throws(TemplateError) in try command.rendered(in: context, as: .shellQuoted) }, concurrently: true)
-            // The Plan gave the task this many `--jobs` slots (its weight); more processes would exceed them.
-            processLimit = max(1, min(commands.count, configuration.jobs))
-        case .download(let download):
+        switch paths.step {
+        case .commands(let commands, let concurrently):
+            work = .shell(commands: try commands.map { command throws(TemplateError) in try command.rendered(in: context, as: .shellQuoted) },
+                          concurrently: concurrently)
+            // The Plan gave a parallel task this many `--jobs` slots (its weight); more processes would exceed them.
+            if concurrently { processLimit = max(1, min(commands.count, configuration.jobs)) }
+        case .download(let download, let destination):
             let url = try download.url.rendered(in: context)
-            let destination = try download.destination.rendered(in: context, as: .path(key: "to"))
-            outputs.append(destination)
-            work = .download(url: url, destination: absolute(destination, in: directory), sha256: download.sha256, maxBytes: download.maxBytes)
-        case .filter(let filter):
-            let input = try filter.input.rendered(in: context, as: .path(key: "input"))
-            let output = try filter.output.rendered(in: context, as: .path(key: "output"))
-            inputs.append(input)
-            outputs.append(output)
-            work = .filter(FilterWork(input: absolute(input, in: directory), output: absolute(output, in: directory), spec: filter))
+            work = .download(url: url, destination: String.absolute(destination, in: directory), sha256: download.sha256, maxBytes: download.maxBytes)
+        case .filter(let filter, let input, let output):
+            work = .filter(FilterWork(input: String.absolute(input, in: directory), output: String.absolute(output, in: directory), spec: filter))
         }
         let taskWork = TaskWork(
             id: task.id, attempt: attempt, work: work, workingDirectory: directory, environment: environment,
             niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath, processLimit: processLimit,
             sharedEnvironment: spec.environment.isEmpty ? baseEnvironmentBlock : nil)
-        return (taskWork, inputs, outputs)
+        return (taskWork, paths.inputs, paths.outputs)
     }
 
     /// The task's `inputs` and `outputs`, rendered (a value may not leave the pipeline's folder), plus
     /// what a download or filter step reads and writes.
     func declaredPaths(for task: RunTask) throws(TemplateError) -> (inputs: [String], outputs: [String]) {
-        let context = context(for: task)
-        var inputs = try task.spec.inputs.map { template throws(TemplateError) in try template.rendered(in: context, as: .path(key: "inputs")) }
-        var outputs = try task.spec.outputs.map { template throws(TemplateError) in try template.rendered(in: context, as: .path(key: "outputs")) }
-        switch task.spec.action {
-        case .download(let download):
-            outputs.append(try download.destination.rendered(in: context, as: .path(key: "to")))
-        case .filter(let filter):
-            inputs.append(try filter.input.rendered(in: context, as: .path(key: "input")))
-            outputs.append(try filter.output.rendered(in: context, as: .path(key: "output")))
-        case .run, .parallel:
-            break
+        let paths = try declaredPaths(of: task.spec, in: context(for: task))
+        return (paths.inputs, paths.outputs)
+    }
+
+    /// A task's declared paths, rendered in `context`, with its step: its commands as written, or a
+    /// download's or filter's paths, which count among the declared ones.
+    private struct DeclaredPaths {
+        enum Step {
+            case commands([Template], concurrently: Bool)
+            case download(DownloadSpec, destination: String)
+            case filter(FilterSpec, input: String, output: String)
         }
-        return (inputs, outputs)
+        var inputs: [String]
+        var outputs: [String]
+        var step: Step
+    }
+
+    /// The one place that renders a task's paths, for its start and for the checks alike, so that the two
+    /// cannot disagree on what a task reads and writes.
+    private func declaredPaths(of spec: TaskSpec, in context: TemplateContext) throws(TemplateError) -> DeclaredPaths {
+        // The run does not read `inputs` and `outputs` itself, but a value that would send them outside
+        // the pipeline's folder fails the task all the same (contract: "A value substituted into a path").
+        var inputs = try spec.inputs.map { template throws(TemplateError) in try template.rendered(in: context, as: .path(key: "inputs")) }
+        var outputs = try spec.outputs.map { template throws(TemplateError) in try template.rendered(in: context, as: .path(key: "outputs")) }
+        let step: DeclaredPaths.Step
+        switch spec.action {
+        case .run(let commands):
+            step = .commands(commands, concurrently: false)
+        case .parallel(let commands):
+            step = .commands(commands, concurrently: true)
+        case .download(let download):
+            let destination = try download.destination.rendered(in: context, as: .path(key: "to"))
+            outputs.append(destination)
+            step = .download(download, destination: destination)
+        case .filter(let filter):
+            let input = try filter.input.rendered(in: context, as: .path(key: "input"))
+            let output = try filter.output.rendered(in: context, as: .path(key: "output"))
+            inputs.append(input)
+            outputs.append(output)
+            step = .filter(filter, input: input, output: output)
+        }
+        return DeclaredPaths(inputs: inputs, outputs: outputs, step: step)
     }
 
     /// The absolute path of a dynamic fan-out's list (`foreach: {from:}`), and the path as the file gives it.
     func fanOutList(for task: RunTask) throws(TemplateError) -> (path: String, shown: String)? {
         guard case .file(let source)? = task.spec.foreach else { return nil }
         let shown = try source.rendered(in: context(for: task), as: .path(key: "foreach.from"))
-        return (absolute(shown, in: try fanOutDirectory(for: task)), shown)
+        return (String.absolute(shown, in: try fanOutDirectory(for: task)), shown)
     }
 
     /// The names of the variables the pipeline sets for a task: its part of the task's definition.
@@ -183,9 +203,5 @@ final class WorkResolver: Sendable {
         path += isPlain ? id.rawValue : String(id.rawValue.map { $0 == "/" || $0 == "\0" ? "_" : $0 })
         path += ".log"
         return path
-    }
-
-    private func absolute(_ path: String, in directory: String) -> String {
-        path.hasPrefix("/") ? path : String(joining: directory, path)
     }
 }

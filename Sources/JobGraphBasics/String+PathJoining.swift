@@ -14,3 +14,11 @@ extension String {
         }
     }
 }
+
+extension String {
+    /// `path` itself when absolute, else `path` under `directory`: how the run, its checks and its
+    /// conditions all read a path a pipeline gives.
+    public static func absolute(_ path: String, in directory: String) -> String {
+        path.hasPrefix("/") ? path : String(joining: directory, path)
+    }
+}

@@ -165,7 +165,7 @@ extension StateStore {
     /// The cached content record of a file, by its path (absolute, or relative to `directory`): what the
     /// next check compares the file's status against.
     func fileRecord(at path: String) throws -> FileRecord? {
-        let key = fileKey(path.hasPrefix("/") ? path : String(joining: directory, path))
+        let key = fileKey(String.absolute(path, in: directory))
         return try withDatabase { database throws(SQLiteError) in try Self.fileRecords([key], in: database)[key] }
     }
 }

@@ -13,3 +13,11 @@ struct StringPathJoiningTests {
         #expect(Array(joined.utf8) == Array(directory.utf8) + [UInt8(ascii: "/")] + Array(name.utf8))
     }
 }
+
+struct StringAbsolutePathTests {
+    @Test func anAbsolutePathStaysAsItIsAndARelativeOneGoesUnderTheFolder() {
+        #expect(String.absolute("/etc/hosts", in: "/work/p") == "/etc/hosts")
+        #expect(String.absolute("out/a.png", in: "/work/p") == "/work/p/out/a.png")
+        #expect(String.absolute("a", in: "/") == "//a")
+    }
+}
