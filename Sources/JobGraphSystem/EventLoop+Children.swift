@@ -213,12 +213,12 @@ extension EventLoop {
     /// Gives up on a watched child: kill its group, reap it, close everything, report `failed`.
     func abandon(_ child: WatchedChild, reason: SystemError) {
         release(child)
-        if let output = child.output { removeAndClose(output) }
+        if let output = child.output { closeWatched(output) }
         child.output = nil
         child.heldOutput?.closeIgnoringErrors()
         child.heldOutput = nil
         if let exitDescriptor = child.exitDescriptor {
-            removeAndClose(exitDescriptor)
+            closeWatched(exitDescriptor)
             child.exitDescriptor = nil
             Self.killAndReap(child.process)
         }

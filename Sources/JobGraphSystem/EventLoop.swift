@@ -288,13 +288,4 @@ public final class EventLoop: @unchecked Sendable {
         }
         if result == -1 { throw SystemError("epoll_ctl", errno: .current) }
     }
-
-    /// Removes and closes a descriptor. The explicit removal matters: a child being spawned by another
-    /// thread may briefly hold a copy of it (until its exec), which would keep a plain close()d descriptor
-    /// registered and reporting.
-    func removeAndClose(_ descriptor: FileDescriptor) {
-        // Fails only for a descriptor that is not registered, which leaves nothing to remove.
-        _ = epollControl(epoll.rawValue, LinuxCalls.epollDelete, descriptor.rawValue, nil)
-        descriptor.closeIgnoringErrors()
-    }
 }

@@ -52,7 +52,6 @@ enum LinuxCalls {
     static let epollError: UInt32 = 0x008
     static let epollHangUp: UInt32 = 0x010
     static let epollAdd: CInt = 1
-    static let epollDelete: CInt = 2
     /// From <linux/prctl.h>.
     static let setChildSubreaper: CInt = 36
     static let getChildSubreaper: CInt = 37
