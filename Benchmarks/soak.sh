@@ -4,7 +4,7 @@
 # partial or stale output is ever reported up to date. See Benchmarks/README.md and lib/soak.py.
 #
 #   Benchmarks/soak.sh [--kills 200] [--tasks 2000] [--jobs 8] [--task-sleep 0.02] [--changes 10]
-#                      [--seed 1] [--dir DIR] [--keep] [--sabotage] [--binary PATH] [--no-build]
+#                      [--seed 1] [--dir DIR] [--keep] [--sabotage] [--edit-pipeline] [--binary PATH] [--no-build]
 #
 # The binary: --binary PATH (or JOBGRAPH=PATH), else a fresh release build. Exits 1 on any violation.
 set -euo pipefail

@@ -22,7 +22,12 @@ After `--kills` kills, a last run must exit 0 and leave every output exactly rig
 standard output; the exit status is 1 on any violation.
 
     soak.py --jobgraph PATH [--kills 200] [--tasks 2000] [--jobs 8] [--task-sleep 0.02] [--changes 10]
-            [--seed 1] [--dir DIR] [--keep] [--sabotage]
+            [--seed 1] [--dir DIR] [--keep] [--sabotage] [--edit-pipeline]
+
+`--edit-pipeline` adds a comment to the pipeline file before each run but the first. A run after no
+change would otherwise replay the verdict of the one before (docs/state.md); with the edit it checks every
+task, so kills land in the check before the run (on every core) and while a run that found every task up
+to date shares the previous run's history rows.
 
 `--sabotage` proves the checks can fail: after the first complete run it truncates an output behind
 jobgraph's back (keeping its time), which the next run wrongly reports up to date (jobgraph checks that
@@ -279,6 +284,9 @@ class Soak:
             if round_number > 1:
                 for task in self.random.sample(self.ids, min(self.args.changes, len(self.ids))):
                     self.rewrite_source(task)
+                if self.args.edit_pipeline:
+                    with open(os.path.join(self.work, "p.yaml"), "a") as file:
+                        file.write(f"# round {round_number}\n")
             stale, partial_before = self.stale_outputs()
             delay = self.random.uniform(0, self.estimate)
             began = time.monotonic()
@@ -340,7 +348,7 @@ class Soak:
 
 def parser(shell=False, prog=None):
     # --binary is the shell script's (it sets JOBGRAPH); the module takes --jobgraph.
-    names = ["jobgraph", "kills", "tasks", "jobs", "task_sleep", "changes", "seed", "dir", "keep", "sabotage"]
+    names = ["jobgraph", "kills", "tasks", "jobs", "task_sleep", "changes", "seed", "dir", "keep", "sabotage", "edit_pipeline"]
     helps = {"tasks": "tasks in the pipeline", "jobs": "--jobs of each run", "seed": "seed of the kill moments and changes",
              "keep": "keep the work folder (its path is printed)"}
     return options.parser(__doc__, names + (["binary"] if shell else []), shell, prog, helps=helps,
