@@ -184,6 +184,9 @@ public final class RunRecorder: TaskHistory {
             endLost = Self.cause(of: error)
         }
         var lines = problems.withLock { $0 }
+        do { _ = try store.compactIfMostlyFree() } catch {
+            lines.append("cannot give the free space of .jobgraph/state.db back: \(Self.cause(of: error))")
+        }
         for (cause, rows) in lostHistory.withLock({ $0 }) {
             let end = endLost == cause ? " and its end" : ""
             if endLost == cause { endLost = nil }

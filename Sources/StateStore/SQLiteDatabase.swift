@@ -35,6 +35,10 @@ final class SQLiteDatabase {
             // WAL: a writer killed mid-transaction leaves its frames uncommitted in the log, and readers
             // never block the writer. NORMAL syncs at checkpoints only: still consistent after kill -9
             // (the OS keeps written pages); a power cut may lose the last transactions, never corrupt.
+            // Before WAL, which writes the file's first page: only a new file takes it, and its free pages
+            // can then be given back without rewriting it (`StateStore.compactIfMostlyFree`). An older
+            // file keeps its mode until that rewrites it.
+            try execute("PRAGMA auto_vacuum = INCREMENTAL")
             if case .path = location {
                 let mode = try query("PRAGMA journal_mode=WAL") { $0.text(0) }.first ?? ""
                 guard mode.lowercased() == "wal" else {
