@@ -40,8 +40,8 @@ let package = Package(
         .executableTarget(name: "JobGraphFuzz", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph"]),
 
         .target(name: "JobGraphTestSupport", dependencies: ["JobGraphBasics", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution"], path: "Tests/JobGraphTestSupport"),
-        .testTarget(name: "JobGraphBasicsTests", dependencies: ["JobGraphBasics"]),
-        .testTarget(name: "JobGraphSystemTests", dependencies: ["JobGraphSystem"]),
+        .testTarget(name: "JobGraphBasicsTests", dependencies: ["JobGraphBasics", "JobGraphTestSupport"]),
+        .testTarget(name: "JobGraphSystemTests", dependencies: ["JobGraphSystem", "JobGraphTestSupport"]),
         .testTarget(name: "YAMLNodesTests", dependencies: ["YAMLNodes", "JobGraphTestSupport"]),
         .testTarget(name: "PipelineModelTests", dependencies: ["PipelineModel", "Reporters", "JobGraphTestSupport"]),
         .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph", "Reporters", "JobGraphTestSupport"]),

@@ -7,7 +7,7 @@ import Testing
 /// `conditions:` with real processes (contract: "conditions"; Advanced NSOperations' conditions): checked
 /// once a task's needs are done, while it shows `waiting`; unmet means `skipped`, and its dependents follow
 /// the `when` rules; a skip by a condition is no failure.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct ConditionRunTests {
     @Test func unmetConditionsSkipTheTaskAndItsSuccessDependentsAndMetOnesLetItRun() async throws {
         let run = try await RealRun.run("""

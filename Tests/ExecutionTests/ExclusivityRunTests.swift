@@ -8,7 +8,7 @@ import Testing
 /// two tasks of one category execute at once, across queues; the next one is chosen by the scheduling
 /// rules; several categories never deadlock. Each command also takes a lock directory per category with
 /// `mkdir`, which fails if another process holds it, so an overlap fails the task as well as the count.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct ExclusivityRunTests {
     /// A command that holds `categories`' lock directories for a moment and appends `name` to `order.txt`.
     private static func command(_ name: String, holding categories: [String]) -> String {

@@ -7,7 +7,7 @@ import Testing
 /// Dynamic `foreach: {from: FILE}` with real processes (contract: "foreach"; Advanced NSOperations'
 /// operations that produce operations): the list is read once the task's needs are done, its items join
 /// the running queues as `photo[0]`, `photo[1]` …, and tasks that need the fan-out wait for all of them.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct FanOutRunTests {
     private static func isItem(of group: String) -> (TaskID) -> Bool {
         { $0.rawValue.hasPrefix(group + "[") }

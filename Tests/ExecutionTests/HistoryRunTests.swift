@@ -11,7 +11,7 @@ import Testing
 
 /// The Runner with a real `StateStore` behind `RunRecorder` and real processes: what each run leaves in
 /// `.jobgraph/state.db`, and how the next run reads it (contract: `inputs`, `outputs`, `--force`, history).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct HistoryRunTests {
     @Test func everyTaskOfARunIsRecordedWithItsStateAttemptsDurationAndExitCode() async throws {
         let project = try Project("""

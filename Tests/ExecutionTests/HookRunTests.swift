@@ -8,7 +8,7 @@ import Testing
 /// observers): a task's hook runs once its outcome is known, after its last attempt, before its dependents
 /// go on; the pipeline's hook runs after every task; a failing hook is reported and fails the run, while
 /// the task keeps the state it earned.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct HookRunTests {
     /// Index in `observer.events` of the first output line `line` of `task`.
     private static func outputIndex(_ run: RealRun, _ task: TaskID, _ line: String) -> Int? {

@@ -7,7 +7,7 @@ import Testing
 /// `parallel:` with real processes (contract: "parallel"; BlockOperation's execution blocks): the commands
 /// of one task run concurrently, each process counted against `--jobs`; the task fails if any fails, and
 /// then the others are terminated.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct ParallelRunTests {
     /// The files in `directory` whose names start with `prefix`.
     private static func count(_ prefix: String, in directory: ScratchDirectory) -> Int {

@@ -12,7 +12,7 @@ import Testing
 /// The run engine against the contract ("Scheduling rules", "Task states", "Exit codes and signals") with
 /// real processes: `Runner` + `LocalExecutor` + `EventLoop` on pipelines written as YAML. Every assertion
 /// reads the event stream; the tasks wait on files the test creates when an event arrives, never on time.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct RealProcessRunTests {
     @Test func aTaskStartsOnlyAfterEveryNeedHasEnded() async throws {
         let run = try await RealRun.run("""

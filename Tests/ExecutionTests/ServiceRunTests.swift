@@ -7,7 +7,7 @@ import Testing
 /// `service:` with real processes (contract: "service"): a background task whose dependents start once
 /// it is ready, stopped (its process group) as soon as nothing left needs it and always before the run
 /// ends; not ready in time, or dying early, it fails what still needs it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct ServiceRunTests {
     @Test func aServiceIsReachedOverLoopbackByItsDependentsAndIsGoneWhenTheRunEnds() async throws {
         let port = try LoopbackSocket.freePort()

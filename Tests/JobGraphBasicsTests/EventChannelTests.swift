@@ -1,10 +1,11 @@
 import Dispatch
 import JobGraphBasics
+import JobGraphTestSupport
 import Testing
 
 /// The channel every run event goes through: nothing lost, nothing reordered, and an end that comes after
 /// everything queued.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct EventChannelTests {
     @Test func elementsQueuedBeforeTheConsumerComesArriveInOrderThenTheEnd() async {
         let channel = EventChannel<Int>()

@@ -4,7 +4,7 @@ import Testing
 
 /// `examples/advanced.yaml` runs as its comment says, with only coreutils and python3, writing only under
 /// `build/`. It runs in a scratch copy, on a free port instead of 8765, so it never touches the repository.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct AdvancedExampleTests {
     @Test func theAdvancedExampleRunsAndLeavesNoProcessBehind() async throws {
         let directory = try ScratchDirectory("jobgraph-example")

@@ -6,7 +6,7 @@ import Testing
 
 /// The commands that read a pipeline without running it, through the built binary (contract: "The
 /// command line", "Exit codes and signals").
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct CommandLineTests {
     private static let pipeline = """
         version: 1

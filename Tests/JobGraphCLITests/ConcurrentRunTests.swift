@@ -7,7 +7,7 @@ import Glibc
 
 /// Two `jobgraph run`s of one pipeline at once, through the built binary: the second is refused with
 /// exit 2 and the first's pid, or waits its turn with `--wait` (contract: "State lives in `.jobgraph/`").
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct ConcurrentRunTests {
     /// `hold` runs until the test creates `release`; every run appends a line to `runs.txt`.
     static let pipeline = """

@@ -4,7 +4,7 @@ import Testing
 
 /// The reference in `docs/` keeps up with the code: every key of the pipeline schema, every option that a
 /// command's `--help` prints and every field of the event schema is named in its page, in backticks.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct DocsTests {
     static let root = Fixtures.repositoryRoot
 

@@ -9,7 +9,7 @@ import Glibc
 /// them as a subreaper, reaps those that exit, and stops the rest when the run ends, however it ends
 /// (contract: "Exit codes and signals"). Each escapee writes its pid to a file once it has escaped, and each
 /// task that starts one waits for that file, so the escape has happened before the task ends.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.hangLimit(minutes: 2))
 struct EscapedProcessTests {
     /// Starts an escapee, in the way `argv[1]` names, that writes its pid to `argv[2]` and then sleeps;
     /// the caller returns once that file exists.

@@ -8,7 +8,7 @@ import Glibc
 /// The event streams of real runs (the photos example, a failing run, an interrupted one and an up-to-date
 /// one) are valid under `schemas/events.schema.json`, judged by python's `jsonschema`, and `--progress
 /// json` writes the same stream as `--events FILE`.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.hangLimit(minutes: 2))
 struct EventSchemaTests {
     @Test func thePhotosExampleAndItsUpToDateRerunMatchTheSchema() async throws {
         let directory = try Self.photosExample()

@@ -4,7 +4,7 @@ import Testing
 
 /// `jobgraph history FILE` through the built binary after real runs (contract: the command line): the
 /// latest runs, the slowest tasks and the flaky ones, as text and as `--json` with snake_case keys.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct HistoryCommandTests {
     /// `flaky` fails its first attempt ever, then succeeds on retry; `gate`, which runs last, fails once
     /// `fail-now` exists, with its definition unchanged. `slow` takes 1.5 s: under ThreadSanitizer in CI's

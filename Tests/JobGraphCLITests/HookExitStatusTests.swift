@@ -4,7 +4,7 @@ import Testing
 
 /// A failing completion hook fails the run (exit 1) while its task stays `succeeded` (contract:
 /// `on_success`, "Exit codes and signals").
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct HookExitStatusTests {
     @Test func aFailingHookExitsWith1AndTheTaskStaysSucceeded() async throws {
         let directory = try ScratchDirectory("jobgraph-hook")

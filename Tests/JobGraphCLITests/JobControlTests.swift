@@ -8,7 +8,7 @@ import Glibc
 /// Ctrl-Z and `fg` (contract: "Exit codes and signals"): SIGTSTP to `jobgraph` stops every process of the
 /// running tasks and then `jobgraph` itself, as a shell's job control would; SIGCONT continues them all.
 /// The test sends the signals a shell would and reads each process's state in `/proc/<pid>/stat`.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct JobControlTests {
     @Test func ctrlZStopsTheTasksWithJobgraphAndFgContinuesThem() async throws {
         let directory = try ScratchDirectory("jobgraph-job-control")

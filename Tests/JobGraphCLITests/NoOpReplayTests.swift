@@ -9,7 +9,7 @@ import Glibc
 /// with every task done, or a run found every task up to date, the next identical run repeats the verdict
 /// "every task up to date" without checking, and shows and records what a checked rerun does; any change it
 /// depends on gives a normal run that does exactly the work it must.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangLimit(minutes: 3))
 struct NoOpReplayTests {
     /// `a -> b` read and write files; `c` writes a variable's value.
     static let pipeline = """

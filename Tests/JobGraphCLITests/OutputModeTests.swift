@@ -9,7 +9,7 @@ import Glibc
 /// whose lines really interleave in time: each line waits until the line before it, of another task, is
 /// in that task's log, which jobgraph writes before it passes the line on; so the order is fixed without
 /// any clock.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct OutputModeTests {
     private static let tasks = ["a", "b", "c", "d"]
 

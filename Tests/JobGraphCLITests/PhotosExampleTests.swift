@@ -6,7 +6,7 @@ import Testing
 /// fan-out of downloads (two names misspelled on purpose, their failures allowed), sepia filters on the
 /// photos that arrived (conditions skip the others) and the contact sheet. The example runs on a copy,
 /// its fixed port replaced by a free one so that concurrent runs cannot collide.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangLimit(minutes: 3))
 struct PhotosExampleTests {
     @Test func thePhotosExampleDownloadsFiltersAndWritesTheContactSheet() async throws {
         let examples = Fixtures.repositoryRoot.appendingPathComponent("examples")

@@ -4,7 +4,7 @@ import Testing
 
 /// The habits users bring from make and go-task: a discovered `jobgraph.yaml`, `-f FILE`, the file as
 /// first argument as before, short flags, and a did-you-mean for a mistyped task; all through the binary.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct PipelineSourceTests {
     private static let pipeline = """
         version: 1

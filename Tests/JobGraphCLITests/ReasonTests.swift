@@ -5,7 +5,7 @@ import Testing
 /// Why a task runs, through the built binary (issue 13, "Reasons"): `run --dry-run` names the reason in a
 /// column and `--dry-run --json` per task; the run then does what the dry run said, and its `--explain`
 /// lines and events carry the same reason.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.hangLimit(minutes: 2))
 struct ReasonTests {
     /// One task per reason, each edited between two runs so that the second dry run must name it.
     static func catalogue(server: String, second: Bool) -> String {

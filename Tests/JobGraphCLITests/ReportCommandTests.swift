@@ -5,7 +5,7 @@ import Testing
 
 /// `jobgraph report` of the photos example, opened in a real headless Chromium: the screenshot shows a
 /// lane per job slot with coloured bars, and the page's script ran without an error.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.hangLimit(minutes: 2))
 struct ReportCommandTests {
     @Test(.enabled(if: Chromium.path != nil, "chromium is not installed (Debian package 'chromium'; .ci/install-deps --with-test-tools installs it)"))
     func thePhotosReportShowsALanePerSlotAndColouredBarsInChromium() async throws {

@@ -5,7 +5,7 @@ import Testing
 /// `retry_delay` grows exponentially between attempts (contract: "retry_delay"): read from the run's own
 /// event timestamps. The gaps are compared with each other, as ratios, and with their lower bound (a timer
 /// never fires early), never with a wall-clock upper limit.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct RetryDelayTests {
     @Test func theDelayBetweenAttemptsDoublesEachTime() async throws {
         let folder = try PipelineFolder("""

@@ -4,7 +4,7 @@ import Testing
 
 /// `jobgraph run` of real pipelines through the built binary: what it prints, writes and exits with
 /// (contract: "Task states and the live view", "Exit codes and signals").
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct RunCommandTests {
     private static let states: Set<String> = ["pending", "waiting", "ready", "executing", "succeeded", "failed",
                                               "cancelled", "skipped", "up-to-date"]

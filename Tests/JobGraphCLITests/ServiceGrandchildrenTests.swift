@@ -5,7 +5,7 @@ import Testing
 /// A service whose command starts processes of its own (contract: "service"): when nothing needs it any
 /// more, stopping its process group stops its grandchildren too, before the run ends, so the end-of-run
 /// sweep finds nothing left behind.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct ServiceGrandchildrenTests {
     @Test func stoppingAServiceStopsItsGrandchildren() async throws {
         let port = try LoopbackSocket.freePort()

@@ -7,7 +7,7 @@ import Glibc
 
 /// A service under Ctrl-C (contract: "service", "Exit codes and signals"): SIGINT to `jobgraph` stops the
 /// service's process group with everything else, and no process outlives `jobgraph`.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct ServiceSignalTests {
     @Test func sigintStopsAReadyServiceAndTheTaskUsingIt() async throws {
         let directory = try ScratchDirectory("jobgraph-service")
@@ -68,7 +68,7 @@ struct ServiceSignalTests {
 
 /// A reader that goes away early (`jobgraph run … | head -1`): jobgraph must not die of SIGPIPE halfway
 /// through the run, or its service would outlive it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct ClosedOutputTests {
     @Test func aClosedStandardOutputLeavesNoServiceBehind() async throws {
         let directory = try ScratchDirectory("jobgraph-closed-output")

@@ -7,7 +7,7 @@ import Glibc
 
 /// Signals sent to a running `jobgraph` (contract: "Exit codes and signals"). The test acts when the events
 /// file or the output shows the state it needs; tasks wait on files the test creates, never on time.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct SignalTests {
     /// Two long tasks, one with a backgrounded grandchild, each with its own marker argument, and an
     /// `always` task that must still run.

@@ -8,7 +8,7 @@ import Glibc
 /// The same pipelines run by the local executor and on a real one-node Slurm cluster, in both modes:
 /// the tasks go through the same transitions (attempts, exit codes, errors) and the summary counts
 /// agree; only the `slurm_job` field tells the runs apart.
-@Suite(.serialized, .localSlurmCluster, .timeLimit(.minutes(5)),
+@Suite(.serialized, .localSlurmCluster, .hangLimit(minutes: 5),
        .enabled(if: LocalSlurmCluster.canRun, "the local Slurm cluster needs root: scripts/slurm-local.sh installs Slurm with apt and runs its daemons as root"))
 struct SlurmRunTests {
     enum Mode: String, CaseIterable, Sendable { case allocation, jobs }

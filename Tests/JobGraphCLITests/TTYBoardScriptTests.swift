@@ -4,7 +4,7 @@ import Testing
 
 /// Runs `Tests/tty/board.sh`, which drives `jobgraph run` in a real terminal (tmux) and checks the live
 /// board, the screen it leaves and the `TERM=dumb` fallback.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct TTYBoardScriptTests {
     @Test func theLiveBoardWorksInARealTerminal() async throws {
         let tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }

@@ -4,7 +4,7 @@ import Testing
 
 /// `jobgraph run --trace FILE` through the built binary: Chrome trace-event JSON that Perfetto opens, one
 /// complete (`X`) event per executing attempt, on no more tracks than `--jobs` (contract: `run` options).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct TraceTests {
     static let pipeline = """
         version: 1

@@ -8,7 +8,7 @@ import Glibc
 /// Up-to-date checks through the built binary, as a user reruns a build (contract: `inputs`, `outputs`,
 /// `--force`, "Killing jobgraph at any moment never corrupts it"): a rerun does exactly the work whose
 /// definition, inputs or outputs changed, and what depends on what it changed.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct UpToDateTests {
     /// Two independent chains: `upper` -> `count` reads files, `greet` -> `banner` reads the environment.
     /// Each later task's only input is the earlier one's output, so it reruns only when that changes.

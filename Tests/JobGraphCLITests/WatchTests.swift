@@ -8,7 +8,7 @@ import Glibc
 /// `run --watch` through the binary: edits to inputs and to the pipeline file, a broken edit, a change
 /// while a task runs, and Ctrl-C. The test waits for what jobgraph prints, with a bounded wait, never
 /// for a fixed time.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.hangLimit(minutes: 2))
 struct WatchTests {
     /// `gen` copies a.txt to b.txt, `use` copies b.txt to c.txt, `other` copies x.txt to y.txt; each
     /// declares what it reads and writes, so a rerun executes only what an edit affects.

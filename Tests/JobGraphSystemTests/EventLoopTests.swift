@@ -2,9 +2,10 @@ import JobGraphBasics
 import Foundation
 import Glibc
 import JobGraphSystem
+import JobGraphTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct EventLoopTests {
+@Suite(.hangLimit(minutes: 1)) struct EventLoopTests {
     @Test func timersFireInDeadlineOrderAndNotBeforeTheirDelay() async throws {
         try await withEventLoop { loop in
             let fired = Locked<[String]>([])

@@ -1,10 +1,11 @@
 import Foundation
 import JobGraphBasics
 import JobGraphSystem
+import JobGraphTestSupport
 import Testing
 
 /// The inotify wrapper against a real folder: what it reports and that `stop()` ends it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct FileWatcherTests {
     /// Collects batches as the watcher's thread delivers them.
     private final class Batches: Sendable {

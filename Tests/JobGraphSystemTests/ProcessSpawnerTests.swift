@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
 import JobGraphSystem
+import JobGraphTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct ProcessSpawnerTests {
+@Suite(.hangLimit(minutes: 1)) struct ProcessSpawnerTests {
     @Test func echoPrintsItsLineThenExitsZero() async throws {
         try await withEventLoop { loop in
             let result = try await run("echo hi", on: loop)

@@ -1,8 +1,9 @@
 import Glibc
 import JobGraphSystem
+import JobGraphTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct TeardownTests {
+@Suite(.hangLimit(minutes: 1)) struct TeardownTests {
     @Test func groupSignalReachesGrandchildren() async throws {
         try await withEventLoop { loop in
             let child = try ProcessSpawner().spawn(

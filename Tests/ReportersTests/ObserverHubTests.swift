@@ -1,12 +1,13 @@
 import Execution
 import JobGraphBasics
+import JobGraphTestSupport
 import PipelineModel
 import Reporters
 import Testing
 
 /// The hub between a run's events and its observers: every event reaches every observer once, in order,
 /// each batch only after `beforeDelivering` (the history's commit), and the observers close at the end.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct ObserverHubTests {
     /// Notes what it sees, and what `beforeDelivering` had done by then.
     final class Witness: RunObserver, @unchecked Sendable {

@@ -1,12 +1,13 @@
 import Foundation
 import JobGraphBasics
+import JobGraphTestSupport
 import PipelineModel
 import Testing
 @testable import StateStore
 
 /// The history thread: `flush()` waits for the rows a kill must not lose before the observers show them,
 /// and not for up-to-date verdicts, which a no-op rerun queues by the thousand before its first line.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct HistoryWriterTests {
     /// A writer whose commits wait until the test opens `gate`; the rows it committed, in order.
     final class GatedStore: @unchecked Sendable {

@@ -4,7 +4,7 @@ import JobGraphTestSupport
 import Testing
 
 /// What `LocalExecutor` gives each attempt's processes: niceness, working directory, environment, log.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct LocalExecutorTests {
     @Test(arguments: [(Int32(10), "10"), (Int32(19), "19")])
     func theWorkRunsWithItsNiceness(niceness: Int32, printed: String) async throws {

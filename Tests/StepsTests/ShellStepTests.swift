@@ -8,7 +8,7 @@ import Testing
 
 /// `run` and `parallel` tasks as real child processes on a real event loop (contract: "The pipeline file",
 /// `run`, `parallel`, `timeout`). Every wait is for an event the step reports; the time limit is a hang guard.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit(minutes: 1))
 struct ShellStepTests {
     @Test func outputReachesTheLogAndTheReporterAsWholeLines() async throws {
         try await withStepBench { bench in
