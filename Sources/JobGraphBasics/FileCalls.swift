@@ -34,9 +34,4 @@ public enum FileCalls {
         }
         return nil
     }
-
-    /// `strerror` of `code`, the sentence a message quotes.
-    public static func message(_ code: Int32) -> String {
-        String(cString: strerror(code))
-    }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import Execution
 import ImageCodec
 import JobGraphBasics
+import JobGraphSystem
 import PipelineModel
 #if canImport(Glibc)
 import Glibc
@@ -105,7 +106,7 @@ final class FilterStep: TaskExecution, Sendable {
             if !isRenamed { unlink(temporary) }
         }
         if let code = bytes.withUnsafeBytes({ FileCalls.writeAll($0, to: descriptor) }) {
-            throw StepError("cannot write '\(shown(path))': \(FileCalls.message(code))")
+            throw StepError("cannot write '\(shown(path))': \(Errno(rawValue: code))")
         }
         // fsync before rename: after a crash the name must not point at a file whose data never reached the disk.
         guard fsync(descriptor) == 0 else { throw StepError("cannot write '\(shown(path))': \(systemMessage())") }
@@ -125,7 +126,7 @@ final class FilterStep: TaskExecution, Sendable {
     /// Creates `path` and its missing parents, as `mkdir -p`.
     private func makeFolders(_ path: String) throws {
         if let (folder, code) = FileCalls.createFolders(path) {
-            throw StepError("cannot create the folder '\(shown(folder))': \(FileCalls.message(code))")
+            throw StepError("cannot create the folder '\(shown(folder))': \(Errno(rawValue: code))")
         }
     }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JobGraphBasics
+import JobGraphSystem
 
 /// The temporary file a download streams into, in the destination's own folder so that the final
 /// `rename` is atomic: a reader of the destination sees the old file or the whole new one, never a part.
@@ -41,7 +42,7 @@ final class PartialFile {
 
     /// Appends all of `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws(DownloadFailure) {
-        if let code = FileCalls.writeAll(bytes, to: descriptor) { throw .file("cannot write '\(path)': \(FileCalls.message(code))") }
+        if let code = FileCalls.writeAll(bytes, to: descriptor) { throw .file("cannot write '\(path)': \(Errno(rawValue: code))") }
     }
 
     /// Flushes the data to disk, closes the file and renames it to the destination, then flushes the
@@ -79,7 +80,7 @@ final class PartialFile {
 
     private static func createFolders(_ folder: String) throws(DownloadFailure) {
         if let (current, code) = FileCalls.createFolders(folder) {
-            throw .file("cannot create the folder '\(current)': \(FileCalls.message(code))")
+            throw .file("cannot create the folder '\(current)': \(Errno(rawValue: code))")
         }
     }
 }

@@ -1,8 +1,9 @@
 #if canImport(Glibc)
-import JobGraphBasics
 import Glibc
 #endif
 import Execution
+import JobGraphBasics
+import JobGraphSystem
 import PipelineModel
 
 /// The folder of task logs, created on first use; one per run.
@@ -66,7 +67,7 @@ final class LogDirectory: Sendable {
 
     private func makeDirectories(_ path: String) throws {
         if let (folder, code) = FileCalls.createFolders(path) {
-            throw StepError("cannot create '\(folder)': \(FileCalls.message(code))")
+            throw StepError("cannot create '\(folder)': \(Errno(rawValue: code))")
         }
     }
 }

@@ -58,6 +58,6 @@ struct FileCallsTests {
         let failure = try #require(FileCalls.createFolders(folder + "/a/b/c"))
         #expect(failure.folder == folder + "/a/b")
         #expect(failure.code == ENOTDIR)
-        #expect(FileCalls.message(failure.code) == "Not a directory")
+        #expect(String(cString: strerror(failure.code)) == "Not a directory")
     }
 }
