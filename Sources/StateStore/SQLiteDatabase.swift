@@ -151,7 +151,12 @@ final class SQLiteDatabase {
 
     /// `PRAGMA user_version`: the schema version this program wrote.
     func userVersion() throws(SQLiteError) -> Int {
-        Int(try query("PRAGMA user_version") { $0.integer(0) }.first ?? 0)
+        try integerPragma("user_version")
+    }
+
+    /// The value of a pragma that reads as one integer (`page_count`, `auto_vacuum`); 0 when it reads nothing.
+    func integerPragma(_ name: String) throws(SQLiteError) -> Int {
+        Int(try query("PRAGMA \(name)") { $0.integer(0) }.first ?? 0)
     }
 
     func setUserVersion(_ version: Int) throws(SQLiteError) {
