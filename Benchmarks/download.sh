@@ -18,7 +18,9 @@ find_jobgraph "$skip_build"
 work=$(mktemp -d "${TMPDIR:-/tmp}/jobgraph-download-bench.XXXXXX")
 server_pid=
 cleanup() {
-    [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+    # The server ends by the SIGTERM sent here, so its status is 143: not the script's (under `set -e`, the
+    # last command of an `&&` list that fails would end the script with it).
+    if [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null; then wait "$server_pid" 2>/dev/null || true; fi
     if [[ $keep == yes ]]; then note "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
