@@ -58,7 +58,7 @@ import Testing
             let folder = ["/p/out", "/p/src", "/p", "/q/out", ""][Int.random(in: 0..<5, using: &generator)]
             paths.append(NoOpReplayRecord.ExaminedPath(path: folder.isEmpty ? "name\(index)" : "\(folder)/f\(index)", status: nil))
         }
-        let order = NoOpReplayRecord.positionsGroupedByFolder(paths)
+        let order = NoOpReplayRecord.pathsByFolder(paths).flatMap(\.positions)
         #expect(order.sorted() == Array(paths.indices))
         let folders = order.map { index in
             let path = paths[index].path

@@ -119,6 +119,47 @@ import Testing
         #expect((body + [0]).withUnsafeBytes(NoOpReplayRecord.decodeBody) == nil)
     }
 
+    /// Paths in several folders, a bare name, a path at the root and one ending in `/`; tasks sharing
+    /// queues and reasons: all read back, each folder's files together, in far fewer bytes than 8 to an
+    /// integer and each path whole would take.
+    @Test func aLargeRecordsBodyReadsBackGroupedAndCompact() throws {
+        var paths: [NoOpReplayRecord.ExaminedPath] = []
+        for index in 0..<1_000 {
+            let folder = ["/work/project/out/", "/work/project/src/", "/work/project/out/"][index % 3]
+            paths.append(.init(path: folder + "t\(index)", status: FileStatus(kind: .regular, size: Int64(index),
+                                                                              modificationNanoseconds: 1_764_000_000_000_000_000 + Int64(index),
+                                                                              inode: 9_000_000 + UInt64(index))))
+        }
+        paths += [.init(path: "bare", status: nil), .init(path: "/root-level", status: FileStatus(kind: .directory, size: 0,
+                                                                                                    modificationNanoseconds: 0, inode: 2)),
+                  .init(path: "/work/project/dir/", status: nil)]
+        var tasks: [NoOpReplay.Task] = []
+        for index in 0..<1_000 {
+            tasks.append(NoOpReplay.Task(id: TaskID("t\(index)"), queue: index % 10 == 0 ? "slow" : "default",
+                                         reason: index % 7 == 0 ? nil : "inputs and outputs unchanged since the last success"))
+        }
+        let original = NoOpReplayRecord(key: [1], pipeline: PipelineFileDigest(of: Self.pipelineBytes), generation: 3,
+                                        sourceRun: RunID(1), pipelineFile: "ci.yaml", outputMode: nil, paths: paths, tasks: tasks,
+                                        criticalPath: [])
+        let body = original.body
+        let decoded = try #require(body.withUnsafeBytes(NoOpReplayRecord.decodeBody))
+        #expect(decoded.outputMode == nil)
+        #expect(decoded.tasks == tasks)
+        #expect(decoded.criticalPath.isEmpty)
+        #expect(decoded.paths.count == paths.count)
+        #expect(Set(decoded.paths.map(\.path)) == Set(paths.map(\.path)))
+        for examined in decoded.paths {
+            #expect(paths.first { $0.path == examined.path }?.status == examined.status, "\(examined.path)")
+        }
+        let folders: [String] = decoded.paths.map { examined in
+            examined.path.lastIndex(of: "/").map { String(examined.path[...$0]) } ?? ""
+        }
+        let runs = folders.indices.filter { index in index == 0 || folders[index - 1] != folders[index] }
+        #expect(runs.count == 5, "each folder's files together")
+        // 8 bytes to each integer and every path whole took about 120 bytes a path and task here.
+        #expect(body.count < 30 * 1_000, "\(body.count) bytes")
+    }
+
     @Test func theKeyTellsCommandsApart() {
         let base = NoOpReplayRecord.key(version: "1", workingDirectory: "/w", arguments: ["ab", "c"])
         #expect(base == NoOpReplayRecord.key(version: "1", workingDirectory: "/w", arguments: ["ab", "c"]))
