@@ -141,6 +141,7 @@ final class RunContext {
         messageConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all) + slurmNotes)
         if endsProcess {
             runner.leaveBookkeepingToExit()
+            recorder.leaveFindingsToExit()
             ExitReclaimed.park(graph)
         }
         return FinishedRun(summary: result, status: status)

@@ -62,6 +62,12 @@ struct ReplayBytesWriter {
         if appended == nil { bytes.append(contentsOf: text.utf8) }
     }
 
+    /// `raw`, its length first, as `appendCompact(_:)` writes a string.
+    mutating func appendCompact(bytes raw: UnsafeBufferPointer<UInt8>) {
+        appendCompact(UInt64(raw.count))
+        bytes.append(contentsOf: raw)
+    }
+
     mutating func appendCompact(strings: [String]) {
         appendCompact(UInt64(strings.count))
         for text in strings { appendCompact(text) }

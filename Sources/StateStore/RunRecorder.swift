@@ -196,6 +196,22 @@ public final class RunRecorder: TaskHistory {
         return lines
     }
 
+    /// Leaves what the run gathered for its replay record (`replayFindings`, `buildEvidence`) to the
+    /// process's exit, which takes the pages back at once. Call after the record was kept, when the process
+    /// ends next. Freed path by path as the recorder went, 100,000 tasks' took 17 ms (perf) between the
+    /// summary and the exit.
+    public func leaveFindingsToExit() {
+        let findings = replayFindings.withLock { findings in
+            defer { findings = nil }
+            return findings
+        }
+        let evidence = buildEvidence.withLock { evidence in
+            defer { evidence = BuildEvidence() }
+            return evidence
+        }
+        ExitReclaimed.park((findings, evidence))
+    }
+
     /// Shares the rows of the earlier run the held ones repeat, when every task of the run was found up to
     /// date; else writes them. Call once the writer has ended.
     private func keepHeldRows() {
