@@ -87,8 +87,8 @@ def ratio(row, peer):
 
 
 def graph_rows(shape, size, args, jobgraph, tools, workdir, failures):
-    """A clean run and the no-op reruns of one graph: six rows (clean s, first, checked and later no-op rerun s,
-    clean MB, no-op MB); noop_rerun.py says what the three reruns are."""
+    """A clean run and the no-op reruns of one graph: seven rows (clean s, first, commented, checked and later
+    no-op rerun s, clean MB, no-op MB); noop_rerun.py says what the four reruns are."""
     commands = bench_graphs.commands(jobgraph, args.jobs)
     label = f"{shape} {size:,}"
     folder = os.path.join(workdir, f"{shape}-{size}")
@@ -107,9 +107,8 @@ def graph_rows(shape, size, args, jobgraph, tools, workdir, failures):
         shutil.rmtree(noop_folder)
     return [
         Row(f"{label}, clean run", "s", {tool: clean[tool][0] for tool in tools}),
-        Row(f"{label}, first no-op rerun", "s", {tool: noop[tool].first for tool in noop}),
-        Row(f"{label}, checked no-op rerun", "s", {tool: noop[tool].checked for tool in noop}),
-        Row(f"{label}, later no-op rerun", "s", {tool: noop[tool].later for tool in noop}),
+        *(Row(f"{label}, {kind} no-op rerun", "s", {tool: getattr(noop[tool], kind) for tool in noop})
+          for kind in noop_rerun.ROUNDS),
         Row(f"{label}, clean run peak memory", "MB", {tool: clean[tool][1] for tool in tools}),
         Row(f"{label}, no-op rerun peak memory", "MB", {tool: noop[tool].peak_mb for tool in noop}),
     ]
@@ -174,12 +173,13 @@ def targets(rows_by_label, validate, startup, size, big_size):
         check_ratio(f"{label}: within 1.2× of the spawn loop", label, "floor", 1.2)
     label = f"chain {size:,}, clean run"
     check_ratio(f"{label}: within 1.3× of the spawn loop", label, "floor", 1.3)
-    # The first rerun after a build is the one users meet most; a checked one follows a change jobgraph cannot
-    # see through (here the pipeline file, edited by a comment), and a later one replays what that recorded.
-    for kind in ("first", "checked", "later"):
+    # The first rerun after a build is the one users meet most; a commented one follows an edit of the pipeline's
+    # comments, a checked one a change jobgraph cannot see through (other YAML content, the same tasks), and a
+    # later one replays what that recorded.
+    for kind in noop_rerun.ROUNDS:
         label = f"layered {size:,}, {kind} no-op rerun"
         check_ratio(f"{label}: within 1.5× of ninja", label, "ninja", 1.5)
-    for kind in ("first", "checked", "later"):
+    for kind in noop_rerun.ROUNDS:
         label = f"layered {big_size:,}, {kind} no-op rerun"
         check(f"{label}: under 1 s", value(label, "jobgraph"), 1.0, seconds)
     label = f"layered {big_size:,}, clean run peak memory"

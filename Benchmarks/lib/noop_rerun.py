@@ -4,17 +4,21 @@
 The same layered graph (generate.py, fixed seed) in each tool's format, every task `touch out/ID` with
 its needs' outputs as inputs: jobgraph's tasks declare `inputs` and `outputs`, ninja's edges have
 implicit dependencies, make's rules prerequisites, go-task's tasks `sources` and `generates`. Each tool
-first builds the graph (timed, for information), then reruns it, the tools in alternation, in three rounds
+first builds the graph (timed, for information), then reruns it, the tools in alternation, in four rounds
 of `--runs` reruns each:
 
-  first    the rerun a user makes right after a build. jobgraph replays the verdict the build recorded
-           (docs/state.md). Before each of these reruns but the first, jobgraph's outputs are deleted and it
-           builds the graph again (not timed).
-  checked  a rerun after a comment line was added to the tool's build file (each tool's: a change that
-           changes no task): jobgraph's recorded verdict names the pipeline file's length and hash, so it loads
-           the file and checks every task, as after any change it cannot see through, and records the
-           verdict; ninja, make and go-task read their file as on every run.
-  later    the same command again, the file unchanged: jobgraph replays the verdict that rerun recorded.
+  first      the rerun a user makes right after a build. jobgraph replays the verdict the build recorded
+             (docs/state.md). Before each of these reruns but the first, jobgraph's outputs are deleted and
+             it builds the graph again (not timed).
+  commented  a rerun after a comment line was added to each tool's build file (a new one each time): other
+             bytes that say the same. jobgraph reads the file with libyaml alone to tell that its content is
+             the one the recorded verdict rests on, and replays the verdict; ninja, make and go-task read
+             their file as on every run.
+  checked    a rerun after a change to each tool's build file that changes no task: for jobgraph a new
+             anchor on `version` (other YAML content, the same pipeline), for the others a comment. jobgraph
+             loads the file and checks every task, as after any change it cannot see through, and records
+             the verdict; the others read their file as on every run.
+  later      the same command again, the file unchanged: jobgraph replays the verdict that rerun recorded.
 
 The other tools are not built again; each round measures the same work for them. The figures are the
 median of each round. A rerun counts only if the tool exits 0 and no file in `out/` changed (so it
@@ -24,6 +28,7 @@ really did no work).
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,7 +41,7 @@ from measure import measure, median, scratch_folder  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = ("jobgraph", "ninja", "make", "task")  # the spawn loop has nothing to skip
 BUILD_FILES = {"jobgraph": "pipeline.yaml", "ninja": "build.ninja", "make": "Makefile", "task": "Taskfile.yml"}
-ROUNDS = ("first", "checked", "later")
+ROUNDS = ("first", "commented", "checked", "later")
 
 
 def snapshot(folder):
@@ -73,8 +78,8 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
             continue
         builds[tool] = result.seconds
         print(f"  {label}: {tool:9} first build {result.seconds:.2f} s", file=sys.stderr, flush=True)
-    rounds = ([("first", number) for number in range(runs)] + [("checked", runs + number) for number in range(runs)]
-              + [("later", 2 * runs - 1)] * runs)
+    rounds = ([("first", number) for number in range(runs)] + [("commented", runs + number) for number in range(runs)]
+              + [("checked", 2 * runs + number) for number in range(runs)] + [("later", 3 * runs - 1)] * runs)
     for kind, number in rounds:
         for tool in tools:
             if tool in failed:
@@ -84,10 +89,12 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
                                                                                   before, size, timeout, label):
                 failed.add(tool)
                 continue
-            if kind == "checked":
+            if kind == "commented" or (kind == "checked" and tool != "jobgraph"):
                 # Every comment is new, so the file differs from the one the last run read.
                 with open(os.path.join(folder, BUILD_FILES[tool]), "a") as build_file:
-                    build_file.write(f"# checked rerun {number}\n")
+                    build_file.write(f"# {kind} rerun {number}\n")
+            elif kind == "checked":
+                restate_version(os.path.join(folder, BUILD_FILES[tool]), f"checked{number}")
             result = measure(all_commands[tool], folder, timeout=timeout, keep_stdout=True, peak_rss=peak_rss)
             changed = sum(1 for name, mtime in snapshot(folder).items() if before[tool].get(name) != mtime)
             if result.status != 0 or result.timed_out or changed:
@@ -112,6 +119,18 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
     return figures, bool(failed)
 
 
+def restate_version(path, anchor):
+    """Puts `&anchor` on the pipeline's `version` (in place of any anchor there): other YAML content, but the
+    same pipeline, so jobgraph cannot replay the verdict it recorded and checks every task."""
+    with open(path) as file:
+        text = file.read()
+    restated, count = re.subn(r"^version: (&\S+ )?", f"version: &{anchor} ", text, count=1, flags=re.M)
+    if count != 1:
+        raise SystemExit(f"{path} has no 'version:' line")
+    with open(path, "w") as file:
+        file.write(restated)
+
+
 def rebuild(tool, all_commands, folder, before, size, timeout, label):
     """Deletes the tool's outputs and builds the graph again; notes the new outputs in `before`. Returns
     whether the build made every output."""
@@ -129,11 +148,12 @@ def rebuild(tool, all_commands, folder, before, size, timeout, label):
 
 
 class NoOpFigures:
-    """One tool's no-op figures: the build before (s), the median first, checked and later rerun (s), the
-    largest rerun's peak memory (MiB)."""
+    """One tool's no-op figures: the build before (s), the median first, commented, checked and later rerun
+    (s), the largest rerun's peak memory (MiB)."""
 
-    def __init__(self, build, first, checked, later, peak_mb):
-        self.build, self.first, self.checked, self.later, self.peak_mb = build, first, checked, later, peak_mb
+    def __init__(self, build, first, commented, checked, later, peak_mb):
+        self.build, self.first, self.commented, self.checked, self.later = build, first, commented, checked, later
+        self.peak_mb = peak_mb
 
 
 def parser(shell=False, prog=None):
@@ -158,18 +178,18 @@ def main(argv):
 
     print()
     print(f"no-op rerun of the {args.size}-task layered graph (median of {args.runs} per round), --jobs {args.jobs}")
-    print("| tool | first build s | first rerun s | checked rerun s | later reruns s "
-          "| jobgraph / tool, first | checked | later |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| tool | first build s | first rerun s | commented rerun s | checked rerun s | later reruns s "
+          "| jobgraph / tool, first | commented | checked | later |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     mine = figures.get("jobgraph")
     for tool in tools:
         if tool not in figures:
-            print(f"| {tool} | – | – | – | – | – | – | – |")
+            print(f"| {tool} | – | – | – | – | – | – | – | – | – |")
             continue
         theirs = figures[tool]
         ratios = [f"{getattr(mine, kind) / getattr(theirs, kind):.1f}" if mine is not None and getattr(theirs, kind) > 0
                   else "–" for kind in ROUNDS]
-        print(f"| {tool} | {theirs.build:.2f} | {theirs.first:.3f} | {theirs.checked:.3f} | {theirs.later:.3f} | "
+        print(f"| {tool} | {theirs.build:.2f} | " + " | ".join(f"{getattr(theirs, kind):.3f}" for kind in ROUNDS) + " | "
               + " | ".join(ratios) + " |")
     return 1 if failed else 0
 

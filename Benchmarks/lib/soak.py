@@ -24,10 +24,11 @@ standard output; the exit status is 1 on any violation.
     soak.py --jobgraph PATH [--kills 200] [--tasks 2000] [--jobs 8] [--task-sleep 0.02] [--changes 10]
             [--seed 1] [--dir DIR] [--keep] [--sabotage] [--edit-pipeline]
 
-`--edit-pipeline` adds a comment to the pipeline file before each run but the first. A run after no
-change would otherwise replay the verdict of the one before (docs/state.md); with the edit it checks every
-task, so kills land in the check before the run (on every core) and while a run that found every task up
-to date shares the previous run's history rows.
+`--edit-pipeline` puts a new anchor on the pipeline's `version` before each run but the first: other YAML
+content, the same pipeline. A run after no change would otherwise replay the verdict of the one before
+(docs/state.md), and so would a run after a comment was added; with the edit it checks every task, so
+kills land in the check before the run (on every core) and while a run that found every task up to date
+shares the previous run's history rows.
 
 `--sabotage` proves the checks can fail: after the first complete run it truncates an output behind
 jobgraph's back (keeping its time), which the next run wrongly reports up to date (jobgraph checks that
@@ -48,6 +49,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import options  # noqa: E402
 from measure import scratch_folder  # noqa: E402
+from noop_rerun import restate_version  # noqa: E402
 
 
 class Soak:
@@ -285,8 +287,7 @@ class Soak:
                 for task in self.random.sample(self.ids, min(self.args.changes, len(self.ids))):
                     self.rewrite_source(task)
                 if self.args.edit_pipeline:
-                    with open(os.path.join(self.work, "p.yaml"), "a") as file:
-                        file.write(f"# round {round_number}\n")
+                    restate_version(os.path.join(self.work, "p.yaml"), f"round{round_number}")
             stale, partial_before = self.stale_outputs()
             delay = self.random.uniform(0, self.estimate)
             began = time.monotonic()

@@ -57,11 +57,11 @@ extension RunContext {
 extension RunContext {
     /// After a run: records its verdict for a replay when `replay` allows one, else forgets any record.
     func keepReplay(_ replay: NoOpReplayAttempt?, after recorder: RunRecorder, pipelineFile: String, eligible: Bool,
-                    build: @autoclosure () -> NoOpReplay?, outputMode: OutputMode?) {
+                    build: @autoclosure () -> NoOpReplay?, outputMode: OutputMode?, content: UInt64?) {
         do {
             if let replay {
                 try replay.keep(after: recorder, in: state.store, eligible: eligible, build: build,
-                                outputMode: outputMode)
+                                outputMode: outputMode, content: content)
             } else {
                 try state.store.forgetReplay(pipelineFile: pipelineFile)
             }

@@ -137,7 +137,7 @@ final class RunContext {
                    eligible: slurm == nil && status == ExitStatus.success && !hasHook,
                    build: result.endedWithEveryTaskDone(taskCount: graph.nodes.count)
                        ? NoOpReplay(everyTaskUpToDateIn: graph, configuration: configuration) : nil,
-                   outputMode: graph.pipeline.output)
+                   outputMode: graph.pipeline.output, content: graph.pipeline.contentDigest)
         messageConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all) + slurmNotes)
         if endsProcess {
             runner.leaveBookkeepingToExit()

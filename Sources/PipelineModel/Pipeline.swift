@@ -26,6 +26,10 @@ public struct Pipeline: Sendable {
     public var executor: ExecutorKind?
     /// The top-level `slurm:` mapping.
     public var slurm: SlurmSpec?
+    /// The `YAMLContentDigest` of the file the loader read this from: files that differ only in comments
+    /// and layout share it, and with the same `--var`s decode to the same pipeline. `nil` for a pipeline
+    /// made otherwise.
+    public var contentDigest: UInt64?
 
     public init(
         file: String, version: Int = 1, name: String? = nil, variables: [Variable] = [],

@@ -35,7 +35,7 @@ public struct NoOpReplayAttempt {
                                    workingDirectory: workingDirectory, arguments: arguments)
         self.pipelineFile = pipelineFile
         pipelineBytes = PipelineLoader.bytes(ofFile: pipelineFile)
-        pipeline = pipelineBytes.map(PipelineFileDigest.init(of:))
+        pipeline = pipelineBytes.map { PipelineFileDigest(of: $0) }
     }
 
     /// Whether a replay record may exist: the pipeline's `state.db` is there. Without it, the run goes on
@@ -46,13 +46,24 @@ public struct NoOpReplayAttempt {
 
     /// The record to replay, when it still holds. Once the checks that read `state.db` passed, the oldest
     /// replayed runs are dropped (`StateStore.makeRoomForRun`) while the record's paths are examined.
-    public func validRecord(in store: StateStore) async -> NoOpReplayRecord? {
+    ///
+    /// A record made from other bytes holds when the file still says what it said then (an edit of its
+    /// comments or layout): libyaml reads the file to tell, before anything else is done.
+    /// - Parameter beforeReadingContent: called when the file must be read for that, which takes about a third
+    ///   of loading it, and the answer may well be no: the caller may start work for a normal run.
+    public func validRecord(in store: StateStore, beforeReadingContent: () -> Void = {}) async -> NoOpReplayRecord? {
         guard let pipeline, let candidate = store.replayCandidate(pipelineFile: pipelineFile, key: key, pipeline: pipeline)
         else { return nil }
+        var content: UInt64?
+        if let expected = candidate.contentToMatch {
+            beforeReadingContent()
+            guard let pipelineBytes, PipelineLoader.contentDigest(of: pipelineBytes) == expected else { return nil }
+            content = expected
+        }
         let pipelineFile = self.pipelineFile
         // Best effort: a drop that fails is done again when the run begins, and a normal run drops the rest.
         async let roomMade: Void = { try? store.makeRoomForRun(pipelineFile: pipelineFile) }()
-        let record = candidate.validRecord()
+        let record = candidate.validRecord(content: content)
         await roomMade
         return record
     }
@@ -64,10 +75,13 @@ public struct NoOpReplayAttempt {
     ///   - build: what a rerun that finds every task up to date would send, when the run ended with every task
     ///     done; its record spares the rerun after a build its checks. Asked for only when needed.
     ///   - outputMode: the pipeline's `output`, which a replay shows the lines in.
+    ///   - content: the `Pipeline.contentDigest` of the pipeline the run loaded (from `pipelineBytes`).
     public func keep(after recorder: RunRecorder, in store: StateStore, eligible: Bool, build: () -> NoOpReplay?,
-                     outputMode: OutputMode?) throws {
+                     outputMode: OutputMode?, content: UInt64?) throws {
         // A pipeline file changed while the run read it could hold a verdict on other bytes.
         let unchanged = eligible && pipelineBytes.map { PipelineLoader.file(pipelineFile, holds: $0) } == true
+        var pipeline = self.pipeline
+        pipeline?.content = content
         try store.recordReplay(after: recorder, capture: unchanged ? capture : nil, build: { unchanged ? build() : nil },
                                pipelineFile: pipelineFile, key: key, pipeline: pipeline, outputMode: outputMode?.rawValue)
     }

@@ -8,9 +8,19 @@ public struct ReplayCandidate: Sendable {
     let taskCount: Int
     /// `NoOpReplayRecord.body` as stored.
     let body: [UInt8]
+    /// The content the record was made from, when the file's bytes are not the ones it was made from:
+    /// the record holds only if the file still says that (`PipelineFileDigest.content`). `nil` when the
+    /// bytes, or the content given, are the record's.
+    public let contentToMatch: UInt64?
 
     /// The record, when its body decodes and every path it examined is as it was; else `nil`.
-    public func validRecord() -> NoOpReplayRecord? {
+    /// - Parameter content: what the pipeline file says, when `contentToMatch` asks; otherwise unused.
+    public func validRecord(content: UInt64? = nil) -> NoOpReplayRecord? {
+        var pipeline = self.pipeline
+        if let contentToMatch {
+            guard content == contentToMatch else { return nil }
+            pipeline.content = content
+        }
         guard let decoded = body.withUnsafeBytes(NoOpReplayRecord.decodeBody), decoded.tasks.count == taskCount else { return nil }
         let record = NoOpReplayRecord(key: key, pipeline: pipeline, generation: generation, sourceRun: sourceRun,
                                       pipelineFile: decoded.pipelineFile, outputMode: decoded.outputMode, paths: decoded.paths,

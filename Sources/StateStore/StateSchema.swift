@@ -1,7 +1,7 @@
 /// The tables of `state.db` and how to bring an older file up to date, versioned by `PRAGMA user_version`.
 enum StateSchema {
     /// The version this program writes.
-    static let currentVersion = 6
+    static let currentVersion = 7
 
     /// One script per version step: `migrations[n]` takes a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -58,6 +58,12 @@ enum StateSchema {
         ALTER TABLE runs ADD COLUMN task_rows_of INTEGER;
         """,
         replayDigestMigration,
+        // The digest of what the pipeline file says (`PipelineFileDigest.content`), so that a rerun after an
+        // edit of its comments or layout replays the verdict; NULL in records made before, which hold only
+        // for the same bytes.
+        """
+        ALTER TABLE noop_replays ADD COLUMN pipeline_content INTEGER;
+        """,
     ]
 
     /// Checks that a database opened read-only can be read: an older version lacks columns that reads then

@@ -28,17 +28,26 @@ extension StateStore {
             try database.readTransaction { () throws(SQLiteError) -> ReplayCandidate? in
                 let generation = try Self.generation(in: database)
                 let candidate = try database.withCachedStatement("""
-                    SELECT key, pipeline_length, pipeline_hash, generation, source_run, task_count, body
+                    SELECT key, pipeline_length, pipeline_hash, generation, source_run, task_count, pipeline_content, body
                     FROM noop_replays WHERE pipeline = ?1
                     """) { row throws(SQLiteError) -> ReplayCandidate? in
                     try row.bind([.text(Self.pipelineKey(pipelineFile))])
                     defer { try? row.reset() }  // a reset after a read cannot fail in a way that matters
                     // The body, last in the row, is read only once everything before it matched.
-                    guard try row.step(), row.integer(3) == generation,
-                          PipelineFileDigest(length: row.integer(1), hash: UInt64(bitPattern: row.integer(2))) == pipeline,
-                          row.withBytes(0, { Self.equal($0, key) }) == true else { return nil }
+                    guard try row.step(), row.integer(3) == generation else { return nil }
+                    let stored = PipelineFileDigest(length: row.integer(1), hash: UInt64(bitPattern: row.integer(2)),
+                                                    content: row.isNull(6) ? nil : UInt64(bitPattern: row.integer(6)))
+                    let contentToMatch: UInt64?
+                    if stored.hasBytes(of: pipeline) || (pipeline.content != nil && pipeline.content == stored.content) {
+                        contentToMatch = nil
+                    } else if pipeline.content == nil, let content = stored.content {
+                        contentToMatch = content
+                    } else {
+                        return nil
+                    }
+                    guard row.withBytes(0, { Self.equal($0, key) }) == true else { return nil }
                     return ReplayCandidate(key: key, pipeline: pipeline, generation: generation, sourceRun: RunID(row.integer(4)),
-                                           taskCount: Int(row.integer(5)), body: row.blob(6))
+                                           taskCount: Int(row.integer(5)), body: row.blob(7), contentToMatch: contentToMatch)
                 }
                 guard let candidate else { return nil }
                 let rows = try database.query("SELECT count(*) FROM task_runs WHERE run_id = \(Self.runHoldingRows)",
@@ -88,6 +97,13 @@ extension StateStore {
                     $0.integer(0)
                 }.first
                 guard rows == Int64(record.tasks.count) else { return nil }
+                // A record that held for the file's content names its bytes from now on, so the next rerun
+                // of the same file replays without loading it. No change for a record that held for them.
+                try database.run("""
+                    UPDATE noop_replays SET pipeline_length = ?2, pipeline_hash = ?3
+                    WHERE pipeline = ?1 AND source_run = ?4 AND (pipeline_length != ?2 OR pipeline_hash != ?3)
+                    """, [.text(Self.pipelineKey(record.pipelineFile)), .integer(record.pipeline.length),
+                          .integer(Int64(bitPattern: record.pipeline.hash)), source])
                 try database.run("UPDATE runs SET outcome = 'interrupted' WHERE outcome IS NULL")
                 try database.run("""
                     INSERT INTO runs (pipeline, started_at, task_count, jobs, critical_path, replayed_run, task_rows_of)
@@ -195,10 +211,11 @@ extension StateStore {
                 }
                 try database.runBindingBlobsInPlace("""
                     INSERT OR REPLACE INTO noop_replays
-                    (pipeline, key, pipeline_length, pipeline_hash, generation, source_run, task_count, body)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                    (pipeline, key, pipeline_length, pipeline_hash, generation, source_run, task_count, body, pipeline_content)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                     """, [.text(pipeline), .blob(row.key), .integer(row.pipeline.length), .integer(Int64(bitPattern: row.pipeline.hash)),
-                          .integer(generation), .integer(row.sourceRun.rawValue), .integer(Int64(row.taskCount)), .blob(row.body)])
+                          .integer(generation), .integer(row.sourceRun.rawValue), .integer(Int64(row.taskCount)), .blob(row.body),
+                          .integer(row.pipeline.content.map { Int64(bitPattern: $0) })])
                 return true
             }
         }

@@ -170,10 +170,13 @@ extension StateStore {
         return UpToDateBatch(store: self, snapshot: snapshot)
     }
 
-    /// Starts reading what the next `makeUpToDateBatch` needs, on a thread of its own. Call only while
-    /// holding the run lock, and write none of the fingerprints or file records before that call.
+    /// Starts reading what the next `makeUpToDateBatch` needs, on a thread of its own, unless that read
+    /// is already under way. Call only while holding the run lock, and write none of the fingerprints or
+    /// file records before that call.
     public func readUpToDateBatchAhead() {
-        batchReadAhead.withLock { $0 = UpToDateBatchReadAhead(store: self) }
+        batchReadAhead.withLock { readAhead in
+            if readAhead == nil { readAhead = UpToDateBatchReadAhead(store: self) }
+        }
     }
 
     static func allStoredFingerprints(in database: SQLiteDatabase) throws(SQLiteError) -> [String: StoredFingerprints] {

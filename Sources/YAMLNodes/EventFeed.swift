@@ -74,6 +74,10 @@ final class EventFeed {
         return reader.failure
     }
 
+    /// The `YAMLContentDigest` of the whole stream, once it was read to its end; `nil` before, or after a
+    /// failure. Call after `closeAndTakeFailure()`.
+    var contentDigest: UInt64? { reader.contentDigest }
+
     private static func readAll(_ reader: EventReader, into pipe: BatchPipe) {
         var more = true
         while more {
@@ -90,6 +94,8 @@ private final class EventReader {
     private var parser = yaml_parser_t()
     private(set) var failure: ParserFailure?
     private var done = false
+    private var digest = YAMLContentDigest()
+    private(set) var contentDigest: UInt64?
 
     init?(_ buffer: UnsafeBufferPointer<UInt8>) {
         guard yaml_parser_initialize(&parser) == 1 else { return nil }
@@ -110,10 +116,12 @@ private final class EventReader {
                 return false
             }
             let parsed = ParsedEvent(event)
+            digest.add(event)
             yaml_event_delete(&event)
             let isEnd = parsed.kind == .streamEnd
             batch.append(parsed)
             if isEnd {
+                contentDigest = digest.finish()
                 done = true
                 return false
             }

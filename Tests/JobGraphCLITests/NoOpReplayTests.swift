@@ -103,8 +103,8 @@ struct NoOpReplayTests {
         #expect(try await folder.run().executed == Self.allTasks)
         let replay = try await folder.run()
         #expect(try await replayed(in: folder) == [2: 1], "the rerun after the build replays the build's verdict")
-        // A comment added to the pipeline file: the recorded verdict does not apply, so this run checks every task.
-        try folder.addComment("checked")
+        // An anchor put on `version`: other YAML content (the same pipeline), so this run checks every task.
+        try folder.restate("checked")
         let checked = try await folder.run()
         #expect(try await replayed(in: folder) == [2: 1], "run 3 checked its tasks")
 
@@ -177,6 +177,64 @@ struct NoOpReplayTests {
             outputs: [out/last]
         """
 
+    /// The same pipeline laid out otherwise: flow style for two tasks, other indentation, a blank line, a
+    /// comment.
+    static let pipelineLaidOutOtherwise = """
+        version: 1
+
+        # the same pipeline, laid out otherwise
+        vars: {greeting: hello}
+        tasks:
+            a: {run: mkdir -p build && tr a-z A-Z < src/words.txt > build/a.txt, inputs: [src/words.txt], outputs: [build/a.txt]}
+            b: {needs: [a], run: wc -l < build/a.txt > build/b.txt, inputs: [build/a.txt], outputs: [build/b.txt]}
+            c:
+                run: mkdir -p build && echo "{{ greeting }}" > build/c.txt   # a variable
+                outputs:
+                  - build/c.txt
+        """
+
+    /// `p.yaml`'s length and the length `noop_replays` keeps for it, read by python3's own SQLite.
+    private static func recordedLength(in folder: PipelineFolder) async -> String {
+        await folder.python("""
+            import sqlite3, sys
+            print(sqlite3.connect(sys.argv[1]).execute("SELECT pipeline_length FROM noop_replays").fetchone()[0])
+            """, arguments: [folder.directory.file(".jobgraph/state.db")])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func anEditOfCommentsOrLayoutStillReplaysTheVerdict() async throws {
+        let folder = try await replayingFolder()
+        defer { folder.remove() }
+        let replay = try await folder.run()
+        #expect(try await replayed(in: folder) == [2: 1, 3: 1])
+        try folder.addComment("a note")
+        let commented = try await folder.run()
+        #expect(try await replayed(in: folder) == [2: 1, 3: 1, 4: 1], "a comment changes nothing the verdict rests on")
+        #expect(Self.comparable(commented.events) == Self.comparable(replay.events))
+        #expect(Self.comparable(commented.outcome.outputLines) == Self.comparable(replay.outcome.outputLines))
+        // The record now names the commented bytes: the next run replays them without reading the file through.
+        let length = String((folder.directory.read("p.yaml") ?? "").utf8.count)
+        #expect(await Self.recordedLength(in: folder) == length)
+        #expect(try await folder.run().upToDate == Self.allTasks)
+        #expect(try await replayed(in: folder)[5] == 1)
+
+        try folder.rewrite(Self.pipelineLaidOutOtherwise)
+        #expect(try await folder.run().upToDate == Self.allTasks)
+        #expect(try await replayed(in: folder)[6] == 1, "flow style, indentation and blank lines change nothing either")
+
+        // Other content, the same tasks: checked, and every task found up to date.
+        try folder.rewrite(Self.pipelineLaidOutOtherwise.replacingOccurrences(of: "{greeting: hello}", with: "{greeting: 'hello'}"))
+        let checked = try await folder.run()
+        #expect(checked.upToDate == Self.allTasks)
+        #expect(try await replayed(in: folder)[7] == nil)
+        // A change to a task, in a file that also gained a comment: that task runs.
+        try folder.rewrite(Self.pipelineLaidOutOtherwise.replacingOccurrences(of: "{{ greeting }}", with: "{{ greeting }}!") + "# hi\n")
+        let changed = try await folder.run()
+        #expect(changed.executed == ["c"], "\(changed.outcome.outputLines)")
+        #expect(folder.directory.read("build/c.txt") == "hello!\n")
+        #expect(try await replayed(in: folder)[8] == nil)
+    }
+
     @Test func theReplayOfABuildKeepsTheOrderOfQueuesPrioritiesAndExclusivity() async throws {
         let folder = try PipelineFolder(Self.scheduledPipeline)
         defer { folder.remove() }
@@ -184,7 +242,7 @@ struct NoOpReplayTests {
         #expect(build.status == 0, "\(build.outcome.standardError)")
         #expect(build.executed.count == 5)
         let replay = try await folder.run()
-        try folder.addComment("checked")
+        try folder.restate("checked")
         let checked = try await folder.run()
         #expect(try await replayed(in: folder) == [2: 1])
         #expect(replay.upToDate.count == 5 && checked.upToDate.count == 5)
@@ -220,7 +278,7 @@ struct NoOpReplayTests {
         #expect(build.status == 0, "\(build.outcome.standardError)")
         #expect(build.executed.count == 300)
         let replay = try await folder.run(["--jobs", "2"])
-        try folder.addComment("checked")
+        try folder.restate("checked")
         let checked = try await folder.run(["--jobs", "2"])
         #expect(try await replayed(in: folder) == [2: 1])
         #expect(replay.upToDate.count == 300 && checked.upToDate.count == 300)
@@ -326,8 +384,8 @@ struct NoOpReplayTests {
         Invalidation(name: "an output deleted", executed: ["b"]) { folder in
             try folder.delete("build/b.txt")
         },
-        Invalidation(name: "the pipeline edited by one byte", executed: []) { folder in
-            try folder.rewrite(pipeline.replacingOccurrences(of: "version: 1", with: "version: 1 "))
+        Invalidation(name: "the pipeline's YAML content changed, not its tasks", executed: []) { folder in
+            try folder.restate("v")
         },
         Invalidation(name: "a --var changed", executed: ["a", "b", "c"], change: { _ in }, arguments: ["--var", "greeting=hi"]),
         Invalidation(name: "--force", executed: ["a", "b", "c"], change: { _ in }, arguments: ["--force"]),
@@ -371,7 +429,7 @@ struct NoOpReplayTests {
         // A variable the pipeline sets for its tasks is the pipeline's value, whatever the caller's.
         environment["greeting"] = "bye"
         #expect(try await folder.run(environment: environment).upToDate == Self.allTasks)
-        try folder.addComment("checked")
+        try folder.restate("checked")
         let checked = try await folder.run(environment: environment)
         #expect(checked.upToDate == Self.allTasks, "a run that checks every task reaches the same verdict")
         #expect(try await replayed(in: folder) == [2: 1, 3: 1, 4: 1])
@@ -398,10 +456,10 @@ struct NoOpReplayTests {
     @Test func aCheckedRerunLikeTheOneBeforeSharesItsRowsAndIsReplayedInTurn() async throws {
         let folder = try await replayingFolder()
         defer { folder.remove() }
-        // Runs 3 and 4 check every task: the file changed by a comment. Run 3 has rows of its own (run 2
+        // Runs 3 and 4 check every task: the file's content changed (an anchor). Run 3 has rows of its own (run 2
         // shares the build's, whose tasks executed); run 4, which finds what run 3 found, shares run 3's.
         for (run, comment) in [(3, "one"), (4, "two")] {
-            try folder.addComment(comment)
+            try folder.restate(comment)
             let checked = try await folder.run()
             #expect(checked.status == 0, "\(checked.outcome.standardError)")
             #expect(checked.upToDate == Self.allTasks, "run \(run)")

@@ -23,10 +23,20 @@ struct PipelineFolder {
         try directory.write(yaml, to: "p.yaml")
     }
 
-    /// Adds a comment line to the pipeline file: a change to the file that changes no task, after which a
-    /// run checks every task rather than replaying the last verdict.
+    /// Adds a comment line to the pipeline file: other bytes that say the same, so the last verdict is
+    /// still replayed (docs/state.md).
     func addComment(_ text: String) throws {
         try directory.write((directory.read("p.yaml") ?? "") + "# \(text)\n", to: "p.yaml")
+    }
+
+    /// Puts the anchor `&name` on the pipeline's `version` (in place of any anchor there): other YAML
+    /// content, but the same pipeline, so a run checks every task rather than replaying the last verdict.
+    func restate(_ name: String) throws {
+        let text = directory.read("p.yaml") ?? ""
+        let restated = text.replacingOccurrences(of: #"(?m)^version: (&\S+ )?"#, with: "version: &\(name) ",
+                                                 options: .regularExpression)
+        #expect(restated != text, "p.yaml has no 'version:' line to restate")
+        try directory.write(restated, to: "p.yaml")
     }
 
     /// Writes `text` to `name`, creating folders on the way.

@@ -71,7 +71,7 @@ import Testing
             VALUES ('ci.yaml', x'01', x'0A', 0, 1, 1, x'00');
             """)
         let store = try StateStore.open(directory: directory.path)
-        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == 6)
+        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == StateSchema.currentVersion)
         #expect(try store.withDatabase { database throws(SQLiteError) in
             try database.query("SELECT count(*) FROM noop_replays") { $0.integer(0) }.first
         } == 0)
@@ -233,6 +233,41 @@ import Testing
         // A change to the up-to-date tables, by any writer.
         try store.recordSuccess("elsewhere", fingerprints: TaskFingerprints(definition: "d", inputs: []))
         #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipeline: saved.pipeline) == nil)
+    }
+
+    /// A record that knows what its pipeline file said holds for other bytes that say the same (a comment
+    /// added), once the caller has read what they say; replayed, it names the new bytes from then on.
+    @Test func aRecordHoldsForOtherBytesThatSayTheSame() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (store, saved) = try recordedStore(in: directory)
+        let commented = PipelineFileDigest(of: Self.pipelineBytes + Array("# a comment\n".utf8))
+        #expect(store.replayCandidate(pipelineFile: "ci.yaml", key: saved.key, pipeline: commented) == nil,
+                "a record that does not know what its file said holds only for its bytes")
+        try store.withDatabase { database throws(SQLiteError) in try database.run("UPDATE noop_replays SET pipeline_content = 77") }
+
+        let candidate = try #require(store.replayCandidate(pipelineFile: "ci.yaml", key: saved.key, pipeline: commented))
+        #expect(candidate.contentToMatch == 77)
+        #expect(candidate.validRecord() == nil, "what the new bytes say is not known yet")
+        #expect(candidate.validRecord(content: 78) == nil)
+        let record = try #require(candidate.validRecord(content: 77))
+        #expect(record.pipeline == PipelineFileDigest(of: Self.pipelineBytes + Array("# a comment\n".utf8), content: 77))
+        #expect(record.tasks == saved.tasks && record.sourceRun == saved.sourceRun)
+        // Told up front what the file says.
+        var told = commented
+        told.content = 77
+        #expect(store.replayCandidate(pipelineFile: "ci.yaml", key: saved.key, pipeline: told)?.contentToMatch == nil)
+        told.content = 78
+        #expect(store.replayCandidate(pipelineFile: "ci.yaml", key: saved.key, pipeline: told) == nil)
+        // Everything else still counts: another command.
+        #expect(store.replayCandidate(pipelineFile: "ci.yaml", key: saved.key + [0], pipeline: commented) == nil)
+
+        let replayed = try #require(try store.beginReplayedRun(record, startTime: Date(), jobs: 1))
+        try store.finishRun(replayed, outcome: .succeeded, endTime: Date())
+        #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipeline: commented)?.sourceRun == saved.sourceRun,
+                "the record names the bytes it was replayed for")
+        #expect(store.replayCandidate(pipelineFile: "ci.yaml", key: saved.key, pipeline: saved.pipeline)?.contentToMatch == 77,
+                "the first bytes need their content read again")
     }
 
     @Test func aReplayedRunSharesTheHistoryOfTheRunItRepeats() throws {
