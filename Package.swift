@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "Execution", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph"]),
         .target(name: "ImageCodec", dependencies: ["JobGraphBasics", "CPNG", "CTurboJPEG"]),
         .target(name: "Steps", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "Execution", "ImageCodec", "CCurl"]),
-        .target(name: "StateStore", dependencies: ["JobGraphBasics", "CSQLite", "PipelineModel", "TaskGraph", "Execution"]),
+        .target(name: "StateStore", dependencies: ["JobGraphBasics", "CSQLite", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "Reporters", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "SlurmExecutor", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "JobGraphCLI", dependencies: [
@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "ExecutionTests", dependencies: ["Execution", "Steps", "StateStore", "JobGraphSystem", "JobGraphTestSupport"]),
         .testTarget(name: "StepsTests", dependencies: ["Steps", "Execution", "JobGraphSystem", "JobGraphTestSupport"]),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "JobGraphTestSupport"]),
-        .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "Execution", "JobGraphTestSupport"]),
+        .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "Execution", "YAMLNodes", "JobGraphTestSupport"]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "Execution", "JobGraphTestSupport"]),
         .testTarget(name: "JobGraphCLITests", dependencies: ["JobGraphCLI", "JobGraphTestSupport"]),
     ],

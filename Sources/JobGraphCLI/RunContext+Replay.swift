@@ -4,6 +4,7 @@ import JobGraphBasics
 import PipelineModel
 import Reporters
 import StateStore
+import YAMLNodes
 
 /// A run that replays a recorded no-op verdict (`NoOpReplay`), with the run lock, the reaper, the history
 /// and the summary of any other run.
@@ -57,7 +58,7 @@ extension RunContext {
 extension RunContext {
     /// After a run: records its verdict for a replay when `replay` allows one, else forgets any record.
     func keepReplay(_ replay: NoOpReplayAttempt?, after recorder: RunRecorder, pipelineFile: String, eligible: Bool,
-                    build: @autoclosure () -> NoOpReplay?, outputMode: OutputMode?, content: UInt64?) {
+                    build: @autoclosure () -> NoOpReplay?, outputMode: OutputMode?, content: YAMLContentDigest?) {
         do {
             if let replay {
                 try replay.keep(after: recorder, in: state.store, eligible: eligible, build: build,

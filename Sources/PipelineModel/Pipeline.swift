@@ -1,4 +1,5 @@
 import JobGraphBasics
+import YAMLNodes
 
 /// A checked pipeline file: what it says, as plain values, with the locations of what it names.
 public struct Pipeline: Sendable {
@@ -29,7 +30,7 @@ public struct Pipeline: Sendable {
     /// The `YAMLContentDigest` of the file the loader read this from: files that differ only in comments
     /// and layout share it, and with the same `--var`s decode to the same pipeline. `nil` for a pipeline
     /// made otherwise.
-    public var contentDigest: UInt64?
+    public var contentDigest: YAMLContentDigest?
 
     public init(
         file: String, version: Int = 1, name: String? = nil, variables: [Variable] = [],

@@ -5,6 +5,7 @@ import Execution
 import Foundation
 import JobGraphBasics
 import PipelineModel
+import YAMLNodes
 
 /// A `jobgraph run` that may replay the previous verdict "every selected task is up to date" instead of
 /// loading the pipeline and checking its tasks (docs/state.md), and that records such a verdict after a
@@ -54,10 +55,10 @@ public struct NoOpReplayAttempt {
     public func validRecord(in store: StateStore, beforeReadingContent: () -> Void = {}) async -> NoOpReplayRecord? {
         guard let pipeline, let candidate = store.replayCandidate(pipelineFile: pipelineFile, key: key, pipeline: pipeline)
         else { return nil }
-        var content: UInt64?
+        var content: YAMLContentDigest?
         if let expected = candidate.contentToMatch {
             beforeReadingContent()
-            guard let pipelineBytes, PipelineLoader.contentDigest(of: pipelineBytes) == expected else { return nil }
+            guard let pipelineBytes, PipelineLoader.content(of: pipelineBytes, is: expected) else { return nil }
             content = expected
         }
         let pipelineFile = self.pipelineFile
@@ -77,7 +78,7 @@ public struct NoOpReplayAttempt {
     ///   - outputMode: the pipeline's `output`, which a replay shows the lines in.
     ///   - content: the `Pipeline.contentDigest` of the pipeline the run loaded (from `pipelineBytes`).
     public func keep(after recorder: RunRecorder, in store: StateStore, eligible: Bool, build: () -> NoOpReplay?,
-                     outputMode: OutputMode?, content: UInt64?) throws {
+                     outputMode: OutputMode?, content: YAMLContentDigest?) throws {
         // A pipeline file changed while the run read it could hold a verdict on other bytes.
         let unchanged = eligible && pipelineBytes.map { PipelineLoader.file(pipelineFile, holds: $0) } == true
         var pipeline = self.pipeline

@@ -1,3 +1,5 @@
+import YAMLNodes
+
 /// A replay record whose checks against `state.db` passed (`StateStore.replayCandidate`): the command,
 /// the pipeline file, the generation and the source run's rows. What remains needs no database.
 public struct ReplayCandidate: Sendable {
@@ -11,11 +13,11 @@ public struct ReplayCandidate: Sendable {
     /// The content the record was made from, when the file's bytes are not the ones it was made from:
     /// the record holds only if the file still says that (`PipelineFileDigest.content`). `nil` when the
     /// bytes, or the content given, are the record's.
-    public let contentToMatch: UInt64?
+    public let contentToMatch: YAMLContentDigest?
 
     /// The record, when its body decodes and every path it examined is as it was; else `nil`.
     /// - Parameter content: what the pipeline file says, when `contentToMatch` asks; otherwise unused.
-    public func validRecord(content: UInt64? = nil) -> NoOpReplayRecord? {
+    public func validRecord(content: YAMLContentDigest? = nil) -> NoOpReplayRecord? {
         var pipeline = self.pipeline
         if let contentToMatch {
             guard content == contentToMatch else { return nil }

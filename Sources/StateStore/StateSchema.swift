@@ -58,11 +58,11 @@ enum StateSchema {
         ALTER TABLE runs ADD COLUMN task_rows_of INTEGER;
         """,
         replayDigestMigration,
-        // The digest of what the pipeline file says (`PipelineFileDigest.content`), so that a rerun after an
-        // edit of its comments or layout replays the verdict; NULL in records made before, which hold only
-        // for the same bytes.
+        // The digest of what the pipeline file says (`PipelineFileDigest.content`: its checkpoints, eight bytes
+        // each, little-endian), so that a rerun after an edit of its comments or layout replays the verdict;
+        // NULL in records made before, which hold only for the same bytes.
         """
-        ALTER TABLE noop_replays ADD COLUMN pipeline_content INTEGER;
+        ALTER TABLE noop_replays ADD COLUMN pipeline_content BLOB;
         """,
     ]
 

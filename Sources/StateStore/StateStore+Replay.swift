@@ -1,6 +1,7 @@
 import Execution
 import Foundation
 import PipelineModel
+import YAMLNodes
 
 /// Replaying a no-op rerun's verdict (`NoOpReplayRecord`, docs/state.md): recording it after a run that
 /// found every task up to date, checking that it still holds, and the replayed run's history.
@@ -36,8 +37,8 @@ extension StateStore {
                     // The body, last in the row, is read only once everything before it matched.
                     guard try row.step(), row.integer(3) == generation else { return nil }
                     let stored = PipelineFileDigest(length: row.integer(1), hash: UInt64(bitPattern: row.integer(2)),
-                                                    content: row.isNull(6) ? nil : UInt64(bitPattern: row.integer(6)))
-                    let contentToMatch: UInt64?
+                                                    content: row.withBytes(6, YAMLContentDigest.init(storedBytes:)) ?? nil)
+                    let contentToMatch: YAMLContentDigest?
                     if stored.hasBytes(of: pipeline) || (pipeline.content != nil && pipeline.content == stored.content) {
                         contentToMatch = nil
                     } else if pipeline.content == nil, let content = stored.content {
@@ -215,7 +216,7 @@ extension StateStore {
                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                     """, [.text(pipeline), .blob(row.key), .integer(row.pipeline.length), .integer(Int64(bitPattern: row.pipeline.hash)),
                           .integer(generation), .integer(row.sourceRun.rawValue), .integer(Int64(row.taskCount)), .blob(row.body),
-                          .integer(row.pipeline.content.map { Int64(bitPattern: $0) })])
+                          row.pipeline.content.map { .blob($0.storedBytes) } ?? .null])
                 return true
             }
         }

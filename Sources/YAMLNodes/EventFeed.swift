@@ -76,7 +76,7 @@ final class EventFeed {
 
     /// The `YAMLContentDigest` of the whole stream, once it was read to its end; `nil` before, or after a
     /// failure. Call after `closeAndTakeFailure()`.
-    var contentDigest: UInt64? { reader.contentDigest }
+    var contentDigest: YAMLContentDigest? { reader.contentDigest }
 
     private static func readAll(_ reader: EventReader, into pipe: BatchPipe) {
         var more = true
@@ -94,8 +94,8 @@ private final class EventReader {
     private var parser = yaml_parser_t()
     private(set) var failure: ParserFailure?
     private var done = false
-    private var digest = YAMLContentDigest()
-    private(set) var contentDigest: UInt64?
+    private var hasher = YAMLContentHasher()
+    private(set) var contentDigest: YAMLContentDigest?
 
     init?(_ buffer: UnsafeBufferPointer<UInt8>) {
         guard yaml_parser_initialize(&parser) == 1 else { return nil }
@@ -116,12 +116,12 @@ private final class EventReader {
                 return false
             }
             let parsed = ParsedEvent(event)
-            digest.add(event)
+            hasher.add(event)
             yaml_event_delete(&event)
             let isEnd = parsed.kind == .streamEnd
             batch.append(parsed)
             if isEnd {
-                contentDigest = digest.finish()
+                contentDigest = hasher.finish()
                 done = true
                 return false
             }

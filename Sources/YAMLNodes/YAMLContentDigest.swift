@@ -4,7 +4,7 @@ import Glibc
 #endif
 import JobGraphBasics
 
-/// A 64-bit digest (XXH64) of what a YAML stream says: its events in order, each with its kind, a
+/// A digest (XXH64) of what a YAML stream says: its events in order, each with its kind, a
 /// scalar's text and style, and every tag, anchor and alias. Not comments, blank lines, indentation,
 /// line breaks or whether a collection is written in block or flow style, which no event carries.
 ///
@@ -13,15 +13,50 @@ import JobGraphBasics
 /// (docs/state.md) instead of checking every task again.
 ///
 /// The events are encoded one after another, each part with its length, so no two different streams
-/// encode alike; the encoding is hashed a chunk of at most 64 KB at a time (each chunk's hash the seed of
-/// the next), and where a chunk ends depends on the events alone, never on how they were read.
-struct YAMLContentDigest: ~Copyable {
+/// encode alike; the encoding is hashed a chunk of at most 64 KB at a time, each chunk's hash the seed of
+/// the next, and where a chunk ends depends on the events alone, never on how they were read. The digest
+/// keeps the hash after every chunk: a reader comparing a file with a digest stops at the first chunk that
+/// differs, so an edit near the top of a large file is told from the file before in a few milliseconds.
+public struct YAMLContentDigest: Sendable, Equatable {
+    /// The hash after each chunk, in order; the last covers the whole stream.
+    public var checkpoints: [UInt64]
+
+    public init(checkpoints: [UInt64]) {
+        self.checkpoints = checkpoints
+    }
+
+    /// The hash of the whole stream.
+    public var value: UInt64 { checkpoints.last ?? 0 }
+
+    /// The digest of the stream in `buffer`, read by libyaml alone; `nil` when libyaml cannot read it to its
+    /// end, or as soon as it is known to differ from `expected`.
+    static func of(_ buffer: UnsafeBufferPointer<UInt8>, unlessItDiffersFrom expected: YAMLContentDigest? = nil) -> YAMLContentDigest? {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else { return nil }
+        defer { yaml_parser_delete(&parser) }
+        yaml_parser_set_input_string(&parser, buffer.baseAddress ?? UnsafePointer(bitPattern: 1), buffer.count)
+        var hasher = YAMLContentHasher()
+        var event = yaml_event_t()
+        while yaml_parser_parse(&parser, &event) == 1 {
+            hasher.add(event)
+            let isEnd = event.type == YAML_STREAM_END_EVENT
+            yaml_event_delete(&event)
+            if isEnd { return hasher.finish() }
+            if let expected, !hasher.mayStillBe(expected) { return nil }
+        }
+        return nil
+    }
+}
+
+/// Computes a `YAMLContentDigest`, one event at a time.
+struct YAMLContentHasher: ~Copyable {
     private static let capacity = 64 * 1024
     /// The encoding not hashed yet: written with `memcpy`, since `Array.append(contentsOf:)` took as long
     /// as libyaml's scanner (perf, a rerun after a comment edit of 10,000 tasks).
     private let pending = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
     private var count = 0
     private var hash: UInt64 = 0
+    private var checkpoints: [UInt64] = []
 
     init() {}
 
@@ -49,32 +84,21 @@ struct YAMLContentDigest: ~Copyable {
         }
     }
 
-    /// The digest of the stream in `buffer`; `nil` when libyaml cannot read it to its end.
-    static func of(_ buffer: UnsafeBufferPointer<UInt8>) -> UInt64? {
-        var parser = yaml_parser_t()
-        guard yaml_parser_initialize(&parser) == 1 else { return nil }
-        defer { yaml_parser_delete(&parser) }
-        yaml_parser_set_input_string(&parser, buffer.baseAddress ?? UnsafePointer(bitPattern: 1), buffer.count)
-        var digest = YAMLContentDigest()
-        var event = yaml_event_t()
-        while yaml_parser_parse(&parser, &event) == 1 {
-            digest.add(event)
-            let isEnd = event.type == YAML_STREAM_END_EVENT
-            yaml_event_delete(&event)
-            if isEnd { return digest.finish() }
-        }
-        return nil
+    /// Whether the chunks hashed so far are those `expected` begins with.
+    func mayStillBe(_ expected: YAMLContentDigest) -> Bool {
+        checkpoints.count <= expected.checkpoints.count && (checkpoints.isEmpty || checkpoints.last == expected.checkpoints[checkpoints.count - 1])
     }
 
     /// The digest of every event added.
-    mutating func finish() -> UInt64 {
+    mutating func finish() -> YAMLContentDigest {
         flush()
-        return hash
+        return YAMLContentDigest(checkpoints: checkpoints)
     }
 
     private mutating func flush() {
         guard count > 0 else { return }
         hash = XXH64.hash(UnsafeRawBufferPointer(start: pending, count: count), seed: hash)
+        checkpoints.append(hash)
         count = 0
     }
 
@@ -97,6 +121,7 @@ struct YAMLContentDigest: ~Copyable {
         if count + length > Self.capacity { flush() }
         if length > Self.capacity {
             hash = XXH64.hash(UnsafeRawBufferPointer(start: bytes, count: length), seed: hash)
+            checkpoints.append(hash)
             return
         }
         (pending + count).copyMemory(from: bytes, byteCount: length)

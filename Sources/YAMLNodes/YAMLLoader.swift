@@ -37,8 +37,14 @@ public enum YAMLLoader {
     /// The `YAMLContentDigest` of `bytes`, read by libyaml alone, with no tree built: the digest
     /// `loadDocument` returns for them, in about a third of its time. `nil` when libyaml cannot read
     /// them to the end.
-    public static func contentDigest(of bytes: [UInt8]) -> UInt64? {
-        bytes.withUnsafeBufferPointer(YAMLContentDigest.of)
+    public static func contentDigest(of bytes: [UInt8]) -> YAMLContentDigest? {
+        bytes.withUnsafeBufferPointer { YAMLContentDigest.of($0) }
+    }
+
+    /// Whether `bytes` say what `expected` is the digest of, read as `contentDigest(of:)` reads them, but
+    /// only up to the first 64 KB of their content that differs.
+    public static func content(of bytes: [UInt8], is expected: YAMLContentDigest) -> Bool {
+        bytes.withUnsafeBufferPointer { YAMLContentDigest.of($0, unlessItDiffersFrom: expected) } == expected
     }
 
     /// Parses YAML held in a string; for tests and tools.
@@ -53,7 +59,7 @@ public enum YAMLLoader {
 /// which two files differing only in comments and layout share.
 public struct YAMLDocument {
     public var root: YAMLNode
-    public var contentDigest: UInt64
+    public var contentDigest: YAMLContentDigest
 }
 
 /// Hands over the entries of the mapping under one top-level key as each is complete, so a huge
@@ -95,7 +101,7 @@ private final class Composer {
     @exclusivity(unchecked) private var root: YAMLNode?
     @exclusivity(unchecked) private var documentCount = 0
     /// Set once the stream was read to its end (`EventFeed.contentDigest`).
-    private(set) var contentDigest: UInt64?
+    private(set) var contentDigest: YAMLContentDigest?
 
     private let stream: YAMLEntryStream?
 

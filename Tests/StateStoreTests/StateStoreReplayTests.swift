@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import PipelineModel
 import Testing
+import YAMLNodes
 @testable import StateStore
 
 /// The state store's part of the no-op replay (`NoOpReplayRecord`, `StateStore+Replay`): the generation
@@ -244,20 +245,23 @@ import Testing
         let commented = PipelineFileDigest(of: Self.pipelineBytes + Array("# a comment\n".utf8))
         #expect(store.replayCandidate(pipelineFile: "ci.yaml", key: saved.key, pipeline: commented) == nil,
                 "a record that does not know what its file said holds only for its bytes")
-        try store.withDatabase { database throws(SQLiteError) in try database.run("UPDATE noop_replays SET pipeline_content = 77") }
+        let content = YAMLContentDigest(checkpoints: [76, 77])
+        try store.withDatabase { database throws(SQLiteError) in
+            try database.run("UPDATE noop_replays SET pipeline_content = ?1", [.blob(content.storedBytes)])
+        }
 
         let candidate = try #require(store.replayCandidate(pipelineFile: "ci.yaml", key: saved.key, pipeline: commented))
-        #expect(candidate.contentToMatch == 77)
+        #expect(candidate.contentToMatch == content)
         #expect(candidate.validRecord() == nil, "what the new bytes say is not known yet")
-        #expect(candidate.validRecord(content: 78) == nil)
-        let record = try #require(candidate.validRecord(content: 77))
-        #expect(record.pipeline == PipelineFileDigest(of: Self.pipelineBytes + Array("# a comment\n".utf8), content: 77))
+        #expect(candidate.validRecord(content: YAMLContentDigest(checkpoints: [76, 78])) == nil)
+        let record = try #require(candidate.validRecord(content: content))
+        #expect(record.pipeline == PipelineFileDigest(of: Self.pipelineBytes + Array("# a comment\n".utf8), content: content))
         #expect(record.tasks == saved.tasks && record.sourceRun == saved.sourceRun)
         // Told up front what the file says.
         var told = commented
-        told.content = 77
+        told.content = content
         #expect(store.replayCandidate(pipelineFile: "ci.yaml", key: saved.key, pipeline: told)?.contentToMatch == nil)
-        told.content = 78
+        told.content = YAMLContentDigest(checkpoints: [76])
         #expect(store.replayCandidate(pipelineFile: "ci.yaml", key: saved.key, pipeline: told) == nil)
         // Everything else still counts: another command.
         #expect(store.replayCandidate(pipelineFile: "ci.yaml", key: saved.key + [0], pipeline: commented) == nil)
@@ -266,7 +270,7 @@ import Testing
         try store.finishRun(replayed, outcome: .succeeded, endTime: Date())
         #expect(store.validReplay(pipelineFile: "ci.yaml", key: saved.key, pipeline: commented)?.sourceRun == saved.sourceRun,
                 "the record names the bytes it was replayed for")
-        #expect(store.replayCandidate(pipelineFile: "ci.yaml", key: saved.key, pipeline: saved.pipeline)?.contentToMatch == 77,
+        #expect(store.replayCandidate(pipelineFile: "ci.yaml", key: saved.key, pipeline: saved.pipeline)?.contentToMatch == content,
                 "the first bytes need their content read again")
     }
 

@@ -18,12 +18,12 @@ import YAMLNodes
             run: make test
         """
 
-    private func digest(_ text: String) -> UInt64? {
+    private func digest(_ text: String) -> YAMLContentDigest? {
         YAMLLoader.contentDigest(of: Array(text.utf8))
     }
 
     /// The digest the loader returns with the document, which a run records.
-    private func loadedDigest(_ text: String) -> UInt64? {
+    private func loadedDigest(_ text: String) -> YAMLContentDigest? {
         var diagnostics = Diagnostics()
         return YAMLLoader.loadDocument(Array(text.utf8), file: "t.yaml", diagnostics: &diagnostics)?.contentDigest
     }
@@ -105,6 +105,15 @@ import YAMLNodes
         #expect(loadedDigest(plain) == expected)
         let changed = text.replacingOccurrences(of: "xxxxxxxxxx}", with: "xxxxxxxxxy}")
         #expect(digest(changed) != expected)
+
+        // A reader comparing with the digest tells the same content from other content, wherever it differs.
+        #expect(expected.checkpoints.count > 4)
+        #expect(YAMLLoader.content(of: Array(plain.utf8), is: expected))
+        for other in [changed, text.replacingOccurrences(of: "t0: {", with: "t0: &first {"), text + "extra: ~\n"] {
+            #expect(digest(other)?.checkpoints.count ?? 0 > 4)
+            #expect(!YAMLLoader.content(of: Array(other.utf8), is: expected))
+        }
+        #expect(!YAMLLoader.content(of: Array("tasks: [unclosed\n".utf8), is: expected))
     }
 
     @Test func textLibyamlCannotReadHasNoDigest() {
