@@ -83,17 +83,13 @@ struct RunCommand: AsyncParsableCommand {
         var replayContext: RunContext?
         if let replay, NoOpReplayAttempt.mayHaveRecord(pipelineDirectory: source.directory) {
             let context = try RunContext(settings: runSettings, pipelineDirectory: source.directory, wait: wait, events: events)
-            // The run's up-to-date checks read the store on the other core while the pipeline loads, or while
-            // libyaml reads it to tell whether its content changed: when it did, the run is not held up by the
-            // read (a checked rerun of 10,000 tasks: 0.16 s, against 0.19 s with the read started after).
-            if let record = await replay.validRecord(in: context.state.store,
-                                                     beforeReadingContent: context.state.store.readUpToDateBatchAhead),
-               let finished = context.replay(record) {
+            if let record = await replay.validRecord(in: context.state.store), let finished = context.replay(record) {
                 let status = ExitStatus.of(replayed: finished.status, stoppedBy: context.control.takePendingStop())
                 context.close()
                 if status != ExitStatus.success { throw ExitCode(status) }
                 return
             }
+            // The run's up-to-date checks read the store on the other core while the pipeline loads.
             context.state.store.readUpToDateBatchAhead()
             replayContext = context
         }

@@ -17,18 +17,19 @@ enum ExaminedPathCheck {
     /// The least paths a part checks: a record of fewer than two parts' worth is checked on the calling thread.
     static let pathsPerPart = 2048
 
-    static func allUnchanged(_ paths: [NoOpReplayRecord.ExaminedPath]) -> Bool {
-        let changed = Locked(false)
+    /// - Parameter stop: set by the caller when the answer is no longer wanted: the check then stops soon,
+    ///   answering `false`. The parts set it too, when one finds a change.
+    static func allUnchanged(_ paths: [NoOpReplayRecord.ExaminedPath], unlessStopped stop: Locked<Bool> = Locked(false)) -> Bool {
         // The processor count reads cgroup files: asked only for a record of two parts' worth or more.
-        guard paths.count >= 2 * pathsPerPart else { return allUnchanged(paths[...], unlessStopped: changed) }
+        guard paths.count >= 2 * pathsPerPart else { return allUnchanged(paths[...], unlessStopped: stop) }
         let parts = min(paths.count / pathsPerPart, ProcessInfo.processInfo.activeProcessorCount, 8)
-        guard parts > 1 else { return allUnchanged(paths[...], unlessStopped: changed) }
+        guard parts > 1 else { return allUnchanged(paths[...], unlessStopped: stop) }
         let partSize = (paths.count + parts - 1) / parts
         DispatchQueue.concurrentPerform(iterations: parts) { part in
             let slice = paths[min(paths.count, part * partSize)..<min(paths.count, (part + 1) * partSize)]
-            if !allUnchanged(slice, unlessStopped: changed) { changed.withLock { $0 = true } }
+            if !allUnchanged(slice, unlessStopped: stop) { stop.withLock { $0 = true } }
         }
-        return !changed.withLock { $0 }
+        return !stop.withLock { $0 }
     }
 
     /// - Parameter stop: set by another part that found a change; this one then gives up (`false`).

@@ -49,24 +49,26 @@ public struct NoOpReplayAttempt {
     /// replayed runs are dropped (`StateStore.makeRoomForRun`) while the record's paths are examined.
     ///
     /// A record made from other bytes holds when the file still says what it said then (an edit of its
-    /// comments or layout): libyaml reads the file to tell, before anything else is done.
-    /// - Parameter beforeReadingContent: called when the file must be read for that, which takes about a third
-    ///   of loading it, and the answer may well be no: the caller may start work for a normal run.
-    public func validRecord(in store: StateStore, beforeReadingContent: () -> Void = {}) async -> NoOpReplayRecord? {
+    /// comments or layout): libyaml reads the file to tell while the paths are examined, and stops at the
+    /// first part of the content that differs, which stops the examining too.
+    public func validRecord(in store: StateStore) async -> NoOpReplayRecord? {
         guard let pipeline, let candidate = store.replayCandidate(pipelineFile: pipelineFile, key: key, pipeline: pipeline)
         else { return nil }
-        var content: YAMLContentDigest?
-        if let expected = candidate.contentToMatch {
-            beforeReadingContent()
-            guard let pipelineBytes, PipelineLoader.content(of: pipelineBytes, is: expected) else { return nil }
-            content = expected
-        }
         let pipelineFile = self.pipelineFile
         // Best effort: a drop that fails is done again when the run begins, and a normal run drops the rest.
         async let roomMade: Void = { try? store.makeRoomForRun(pipelineFile: pipelineFile) }()
-        let record = candidate.validRecord(content: content)
+        guard let expected = candidate.contentToMatch else {
+            let record = candidate.validRecord()
+            await roomMade
+            return record
+        }
+        let stop = Locked(false)
+        async let examined = candidate.recordWithPathsUnchanged(unlessStopped: stop)
+        let saysTheSame = pipelineBytes.map { PipelineLoader.content(of: $0, is: expected) } ?? false
+        if !saysTheSame { stop.withLock { $0 = true } }
+        let record = await examined
         await roomMade
-        return record
+        return saysTheSame ? record : nil
     }
 
     /// After a normal run: keeps a record of its verdict when it may be replayed, else forgets any.

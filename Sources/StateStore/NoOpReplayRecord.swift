@@ -70,8 +70,9 @@ public struct NoOpReplayRecord: Sendable, Equatable {
     }
 
     /// Whether every examined path still has the status the recorded run saw: the last, costliest check.
-    func pathsAreUnchanged() -> Bool {
-        ExaminedPathCheck.allUnchanged(paths)
+    /// - Parameter stop: see `ExaminedPathCheck.allUnchanged`.
+    func pathsAreUnchanged(unlessStopped stop: Locked<Bool> = Locked(false)) -> Bool {
+        ExaminedPathCheck.allUnchanged(paths, unlessStopped: stop)
     }
 
     /// What starts a `body` in the layout below; bytes without it are no body (a record of another layout).

@@ -1,3 +1,4 @@
+import JobGraphBasics
 import YAMLNodes
 
 /// A replay record whose checks against `state.db` passed (`StateStore.replayCandidate`): the command,
@@ -18,15 +19,23 @@ public struct ReplayCandidate: Sendable {
     /// The record, when its body decodes and every path it examined is as it was; else `nil`.
     /// - Parameter content: what the pipeline file says, when `contentToMatch` asks; otherwise unused.
     public func validRecord(content: YAMLContentDigest? = nil) -> NoOpReplayRecord? {
-        var pipeline = self.pipeline
         if let contentToMatch {
             guard content == contentToMatch else { return nil }
-            pipeline.content = content
         }
+        return recordWithPathsUnchanged()
+    }
+
+    /// The record, when its body decodes and every path it examined is as it was; else `nil`. The file's
+    /// content, when `contentToMatch` asks for it, is left to the caller to compare, meanwhile: the record
+    /// it gives names that content.
+    /// - Parameter stop: set when the answer is no longer wanted (the content differs): then `nil` soon.
+    func recordWithPathsUnchanged(unlessStopped stop: Locked<Bool> = Locked(false)) -> NoOpReplayRecord? {
+        var pipeline = self.pipeline
+        if let contentToMatch { pipeline.content = contentToMatch }
         guard let decoded = body.withUnsafeBytes(NoOpReplayRecord.decodeBody), decoded.tasks.count == taskCount else { return nil }
         let record = NoOpReplayRecord(key: key, pipeline: pipeline, generation: generation, sourceRun: sourceRun,
                                       pipelineFile: decoded.pipelineFile, outputMode: decoded.outputMode, paths: decoded.paths,
                                       tasks: decoded.tasks, criticalPath: decoded.criticalPath)
-        return record.pathsAreUnchanged() ? record : nil
+        return record.pathsAreUnchanged(unlessStopped: stop) ? record : nil
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JobGraphBasics
 import Testing
 @testable import StateStore
 
@@ -30,6 +31,15 @@ import Testing
         #expect(paths.filter { $0.status == nil }.count == 3)
         #expect(ExaminedPathCheck.allUnchanged(paths))
         #expect(ExaminedPathCheck.allUnchanged(Array(paths.prefix(10))), "one part on the calling thread")
+    }
+
+    /// A caller that no longer wants the answer (the replay's pipeline says something else) stops the check.
+    @Test func aStoppedCheckAnswersNo() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let paths = try examinedPaths(in: directory)
+        #expect(!ExaminedPathCheck.allUnchanged(paths, unlessStopped: Locked(true)))
+        #expect(!ExaminedPathCheck.allUnchanged(Array(paths.prefix(10)), unlessStopped: Locked(true)))
     }
 
     @Test(arguments: ["an edit in the last part", "a missing file that appears", "a file that goes", "a folder that goes"])
