@@ -35,11 +35,14 @@ func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: S
 
 /// As `reportedSelection(_:variableOverrides:)`, leaving what was found in `diagnostics` (a run with a
 /// warning is not replayed: the replay would not print it).
-/// - Parameter bytes: the pipeline file as already read, when it was; else it is read here.
-func reportedSelection(_ source: ResolvedPipeline, bytes: [UInt8]? = nil, variableOverrides: [String: String],
-                       diagnostics: inout Diagnostics) -> TaskGraph? {
+/// - Parameters:
+///   - bytes: the pipeline file as already read, when it was; else it is read here.
+///   - digestingContent: with `bytes`, whether the pipeline's `contentDigest` is wanted (for a replay record).
+func reportedSelection(_ source: ResolvedPipeline, bytes: [UInt8]? = nil, digestingContent: Bool = false,
+                       variableOverrides: [String: String], diagnostics: inout Diagnostics) -> TaskGraph? {
     var graph = if let bytes {
-        PipelineCheck.graph(bytes, file: source.file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+        PipelineCheck.graph(bytes, file: source.file, variableOverrides: variableOverrides, digestingContent: digestingContent,
+                            diagnostics: &diagnostics)
     } else {
         PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
     }

@@ -96,7 +96,8 @@ struct RunCommand: AsyncParsableCommand {
         var diagnostics = Diagnostics()
         // Loaded from the bytes the replay attempt read: the file is read once, and the verdict recorded
         // after the run is on the bytes the run loaded.
-        guard let graph = reportedSelection(source, bytes: replay?.pipelineBytes, variableOverrides: pipeline.variableOverrides,
+        guard let graph = reportedSelection(source, bytes: replay?.pipelineBytes, digestingContent: replay != nil,
+                                            variableOverrides: pipeline.variableOverrides,
                                             diagnostics: &diagnostics) else {
             replayContext?.close()
             throw ExitCode(ExitStatus.invalid)

@@ -19,19 +19,20 @@ public enum YAMLLoader {
         _ bytes: [UInt8], file: String, limits: YAMLLimits = .standard, streaming: YAMLEntryStream? = nil,
         diagnostics: inout Diagnostics
     ) -> YAMLNode? {
-        loadDocument(bytes, file: file, limits: limits, streaming: streaming, diagnostics: &diagnostics)?.root
+        loadDocument(bytes, file: file, limits: limits, streaming: streaming, digestingContent: false,
+                     diagnostics: &diagnostics)?.root
     }
 
-    /// Parses one YAML document, as `load` does, and also returns the digest of what it says.
+    /// Parses one YAML document, as `load` does, and also returns the digest of what it says when asked.
     public static func loadDocument(
         _ bytes: [UInt8], file: String, limits: YAMLLimits = .standard, streaming: YAMLEntryStream? = nil,
-        diagnostics: inout Diagnostics
+        digestingContent: Bool, diagnostics: inout Diagnostics
     ) -> YAMLDocument? {
-        let composer = Composer(file: file, limits: limits, stream: streaming)
+        let composer = Composer(file: file, limits: limits, stream: streaming, digestingContent: digestingContent)
         let root = bytes.withUnsafeBufferPointer { buffer in composer.compose(buffer) }
         diagnostics.append(contentsOf: composer.diagnostics)
-        guard !composer.diagnostics.hasErrors, let root, let contentDigest = composer.contentDigest else { return nil }
-        return YAMLDocument(root: root, contentDigest: contentDigest)
+        guard !composer.diagnostics.hasErrors, let root else { return nil }
+        return YAMLDocument(root: root, contentDigest: composer.contentDigest)
     }
 
     /// The `YAMLContentDigest` of `bytes`, read by libyaml alone, with no tree built: the digest
@@ -56,10 +57,10 @@ public enum YAMLLoader {
 }
 
 /// A parsed YAML document: its root node, and the `YAMLContentDigest` of the stream it was read from,
-/// which two files differing only in comments and layout share.
+/// which two files differing only in comments and layout share (when it was asked for).
 public struct YAMLDocument {
     public var root: YAMLNode
-    public var contentDigest: YAMLContentDigest
+    public var contentDigest: YAMLContentDigest?
 }
 
 /// Hands over the entries of the mapping under one top-level key as each is complete, so a huge
@@ -105,14 +106,17 @@ private final class Composer {
 
     private let stream: YAMLEntryStream?
 
-    init(file: String, limits: YAMLLimits, stream: YAMLEntryStream?) {
+    private let digestingContent: Bool
+
+    init(file: String, limits: YAMLLimits, stream: YAMLEntryStream?, digestingContent: Bool = false) {
+        self.digestingContent = digestingContent
         self.file = file
         self.limits = limits
         self.stream = stream
     }
 
     func compose(_ buffer: UnsafeBufferPointer<UInt8>) -> YAMLNode? {
-        guard let feed = EventFeed(buffer) else {
+        guard let feed = EventFeed(buffer, digestingContent: digestingContent) else {
             diagnostics.error("out of memory while starting the YAML parser", at: nil)
             return nil
         }

@@ -25,7 +25,7 @@ import YAMLNodes
     /// The digest the loader returns with the document, which a run records.
     private func loadedDigest(_ text: String) -> YAMLContentDigest? {
         var diagnostics = Diagnostics()
-        return YAMLLoader.loadDocument(Array(text.utf8), file: "t.yaml", diagnostics: &diagnostics)?.contentDigest
+        return YAMLLoader.loadDocument(Array(text.utf8), file: "t.yaml", digestingContent: true, diagnostics: &diagnostics)?.contentDigest
     }
 
     @Test(arguments: [
@@ -61,6 +61,10 @@ import YAMLNodes
         let expected = try #require(digest(Self.original))
         #expect(digest(text) == expected)
         #expect(loadedDigest(text) == expected)
+        // Not asked for, none is made.
+        var diagnostics = Diagnostics()
+        let document = YAMLLoader.loadDocument(Array(text.utf8), file: "t.yaml", digestingContent: false, diagnostics: &diagnostics)
+        #expect(document != nil && document?.contentDigest == nil)
     }
 
     @Test(arguments: [
