@@ -27,9 +27,9 @@ public struct Pipeline: Sendable {
     public var executor: ExecutorKind?
     /// The top-level `slurm:` mapping.
     public var slurm: SlurmSpec?
-    /// The `YAMLContentDigest` of the file the loader read this from: files that differ only in comments
-    /// and layout share it, and with the same `--var`s decode to the same pipeline. `nil` for a pipeline
-    /// made otherwise.
+    /// The `YAMLContentDigest` of the file the loader read this from, when asked to digest it: files that
+    /// differ only in comments and layout share it, and with the same `--var`s decode to the same pipeline.
+    /// `nil` otherwise.
     public var contentDigest: YAMLContentDigest?
 
     public init(

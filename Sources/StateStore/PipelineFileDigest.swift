@@ -3,7 +3,7 @@ import YAMLNodes
 
 /// What a replay record keeps of the pipeline file it was made from: the file's length and the XXH64 of
 /// its bytes, which a rerun compares with the file as it is, and the digest of what the file says
-/// (`Pipeline.contentDigest`), which a rerun whose file has other bytes compares once it loaded the file.
+/// (`Pipeline.contentDigest`), which a rerun whose file has other bytes compares once libyaml read it.
 ///
 /// Why not the bytes themselves: kept in the record, a pipeline of 100,000 tasks (11.5 MB) was half of its
 /// row, which SQLite wrote, later read past and freed on every rerun that checked its tasks (perf: the
@@ -11,7 +11,7 @@ import YAMLNodes
 public struct PipelineFileDigest: Sendable, Equatable {
     public var length: Int64
     public var hash: UInt64
-    /// What the file says, known once it is loaded: the same for a file whose comments or layout changed.
+    /// What the file says, known once it is read: the same for a file whose comments or layout changed.
     public var content: YAMLContentDigest?
 
     public init(of bytes: [UInt8], content: YAMLContentDigest? = nil) {

@@ -13,7 +13,7 @@ public struct ReplayCandidate: Sendable {
     let body: [UInt8]
     /// The content the record was made from, when the file's bytes are not the ones it was made from:
     /// the record holds only if the file still says that (`PipelineFileDigest.content`). `nil` when the
-    /// bytes, or the content given, are the record's.
+    /// bytes are the record's.
     public let contentToMatch: YAMLContentDigest?
 
     /// The record, when its body decodes and every path it examined is as it was; else `nil`.

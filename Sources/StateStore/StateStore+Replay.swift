@@ -38,10 +38,11 @@ extension StateStore {
                     guard try row.step(), row.integer(3) == generation else { return nil }
                     let stored = PipelineFileDigest(length: row.integer(1), hash: UInt64(bitPattern: row.integer(2)),
                                                     content: row.withBytes(6, YAMLContentDigest.init(storedBytes:)) ?? nil)
+                    // Other bytes may still say the same: the caller reads them to tell (`contentToMatch`).
                     let contentToMatch: YAMLContentDigest?
-                    if stored.hasBytes(of: pipeline) || (pipeline.content != nil && pipeline.content == stored.content) {
+                    if stored.hasBytes(of: pipeline) {
                         contentToMatch = nil
-                    } else if pipeline.content == nil, let content = stored.content {
+                    } else if let content = stored.content {
                         contentToMatch = content
                     } else {
                         return nil
