@@ -25,9 +25,6 @@ public struct YAMLContentDigest: Sendable, Equatable {
         self.checkpoints = checkpoints
     }
 
-    /// The hash of the whole stream.
-    public var value: UInt64 { checkpoints.last ?? 0 }
-
     /// The digest of the stream in `buffer`, read by libyaml alone; `nil` when libyaml cannot read it to its
     /// end, or as soon as it is known to differ from `expected`.
     static func of(_ buffer: UnsafeBufferPointer<UInt8>, unlessItDiffersFrom expected: YAMLContentDigest? = nil) -> YAMLContentDigest? {
