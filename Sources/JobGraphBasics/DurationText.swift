@@ -1,5 +1,10 @@
 /// Parses the contract's durations: `500ms`, `10s`, `10m`, `2h`, `1h30m`, or a bare number of seconds.
 public enum DurationText {
+    /// The longest duration a pipeline may give: a year. Longer ones are refused when the file is checked,
+    /// so that every timer and deadline made from one stays far inside the 64-bit nanoseconds of the clocks
+    /// (1e16 seconds once trapped converting to `Int64`).
+    public static let longestSeconds: Double = 365 * 86_400
+
     /// The duration in seconds, or `nil` when `text` is not a duration.
     public static func seconds(from text: String) -> Double? {
         let text = text.trimmingWhitespace()

@@ -126,10 +126,10 @@ extension FilterSpec {
                     radius = decoder.number(value, for: key, above: 0)
                     decoded = radius != nil
                 case "width":
-                    width = decoder.integer(value, for: key, in: 1...Int.max)
+                    width = decoder.integer(value, for: key, in: 1...65_535)  // JPEG's largest side; larger overflowed the resize's buffer size
                     decoded = width != nil
                 case "height":
-                    height = decoder.integer(value, for: key, in: 1...Int.max)
+                    height = decoder.integer(value, for: key, in: 1...65_535)  // JPEG's largest side; larger overflowed the resize's buffer size
                     decoded = height != nil
                 default:
                     quality = decoder.integer(value, for: key, in: 1...100)

@@ -150,6 +150,15 @@ struct NodeDecoder {
             error("'\(key)' must be longer than 0 seconds, found '\(scalar.text)'", at: node)
             return nil
         }
+        return withinLongestDuration(seconds, node, for: key)
+    }
+
+    /// `seconds`, or `nil` with an error at `node` when it is longer than any duration a pipeline may give.
+    mutating func withinLongestDuration(_ seconds: Double, _ node: YAMLNode, for key: String) -> Double? {
+        guard seconds <= DurationText.longestSeconds else {
+            error("'\(key)' must be at most \(DurationText.text(forSeconds: DurationText.longestSeconds)) (365 days), found '\(Self.shortened(node.scalar?.text ?? ""))'", at: node)
+            return nil
+        }
         return seconds
     }
 

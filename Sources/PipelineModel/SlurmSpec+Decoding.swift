@@ -67,14 +67,16 @@ extension SlurmSpec {
 
     /// `time:` as jobgraph writes durations (`90m`, `2h`) or as Slurm does (`MM:SS`, `HH:MM:SS`, `D-HH:MM:SS`).
     private static func time(_ node: YAMLNode, decoder: inout NodeDecoder) -> Double? {
-        if let text = node.scalar?.text, text.contains(":"), let seconds = seconds(fromSlurmTime: text), seconds > 0 { return seconds }
+        if let text = node.scalar?.text, text.contains(":"), let seconds = seconds(fromSlurmTime: text), seconds > 0 {
+            return decoder.withinLongestDuration(seconds, node, for: "time")
+        }
         guard let scalar = node.scalar, !scalar.isNull, let seconds = DurationText.seconds(from: scalar.text), seconds > 0 else {
             decoder.error(
                 "invalid time \(NodeDecoder.found(node)) for 'time'; use a duration such as '90m' or '2h', or Slurm's 'HH:MM:SS'",
                 at: node)
             return nil
         }
-        return seconds
+        return decoder.withinLongestDuration(seconds, node, for: "time")
     }
 
     /// Seconds from Slurm's `MM:SS`, `HH:MM:SS` or `D-HH:MM:SS` (as `sinfo` prints time limits too).
@@ -88,9 +90,10 @@ extension SlurmSpec {
         }
         let parts = clock.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
         guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil && $0! >= 0 }) else { return nil }
-        let numbers = parts.map { $0! }
+        // In floating point: days or hours near `Int.max` would overflow an integer product.
+        let numbers = parts.map { Double($0!) }
         let seconds = numbers.count == 3 ? numbers[0] * 3600 + numbers[1] * 60 + numbers[2] : numbers[0] * 60 + numbers[1]
-        return Double(days * 86400 + seconds)
+        return Double(days) * 86400 + seconds
     }
 
     /// `mem:` as Slurm reads it: a whole number with an optional unit K, M, G or T (megabytes without one).

@@ -120,7 +120,7 @@ import Testing
         ("intensity: .nan", "expected a number for 'intensity', found a number '.nan'"),
         ("radius: -3", "'radius' must be more than 0, found -3"),
         ("quality: 0", "'quality' must be from 1 to 100, found 0"),
-        ("height: -1", "'height' must be at least 1, found -1"),
+        ("height: -1", "'height' must be from 1 to 65535, found -1"),
     ])
     func outOfRangeParametersAreErrors(parameter: String, message: String) {
         let effect = parameter.hasPrefix("intensity") ? "sepia" : parameter.hasPrefix("radius") ? "blur" : "resize, width: 5"
