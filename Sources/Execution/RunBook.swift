@@ -33,6 +33,10 @@ struct RunBook {
     /// Tasks found up to date: they end without running.
     var upToDate: Set<Int> = []
     var executions: [Int: Execution] = [:]
+    /// Tasks whose failed attempt waits out its `retry_delay`, with that attempt's number. Whoever removes the
+    /// entry retries: the delay's timer, or a stop, which must not wait for the timer (contract: a pending
+    /// retry is cancelled at once).
+    var pendingRetries: [Int: Int] = [:]
     /// The Slurm job or step of each task's latest attempt, for its transitions.
     var slurmJobs: [Int: String] = [:]
     var failures: [Int: (exitCode: Int32?, reason: String)] = [:]

@@ -38,7 +38,7 @@ extension Runner {
     }
 
     func stop(_ reason: RunStop) {
-        enum Action { case terminate([any TaskExecution], resume: Bool, Step), kill([any TaskExecution]) }
+        enum Action { case terminate([any TaskExecution], retries: [Int: Int], resume: Bool, Step), kill([any TaskExecution]) }
         let action = state.withLock { book -> Action in
             book.stopRequests += 1
             let handles = book.executions.values.map(\.handle)
@@ -57,13 +57,15 @@ extension Runner {
             }
             let transitions = book.plan.cancel()
             emit(transitions, in: &book)
-            return .terminate(handles, resume: resume, nextStep(after: transitions, in: &book))
+            return .terminate(handles, retries: book.pendingRetries, resume: resume, nextStep(after: transitions, in: &book))
         }
         switch action {
-        case .terminate(let handles, let resume, let step):
+        case .terminate(let handles, let retries, let resume, let step):
             if resume { queues.forEach { $0.isSuspended = false } }
             handles.forEach { $0.terminate(grace: configuration.terminationGrace) }
             perform(step)
+            // A retry waiting out its delay ends now, cancelled, instead of when its timer fires.
+            for (index, attempt) in retries { retry(index, after: attempt) }
         case .kill(let handles):
             handles.forEach { $0.kill() }
         }

@@ -75,7 +75,11 @@ extension Runner {
                task.spec.service == nil {
                 let duration = book.attemptStarted[index].map { (clock.now - $0).inSeconds }
                 emit(index, from: .executing, to: .failed, exitCode: exitCode, error: reason + "; retrying", duration: duration, in: &book)
-                return .retry(task.spec.retryDelay * pow(2, Double(attempt - 1)))
+                book.pendingRetries[index] = attempt
+                // The delay doubles per attempt, up to the longest duration a file may give: the exponent is
+                // bounded first, so that a zero delay stays zero rather than becoming 0 × ∞.
+                let doubling = pow(2, Double(min(attempt - 1, 64)))
+                return .retry(min(task.spec.retryDelay * doubling, DurationText.longestSeconds))
             }
             book.results[index] = result
             // Contract: completion hooks run once the terminal state is known, before dependents go on.
@@ -161,21 +165,25 @@ extension Runner {
         perform(step)
     }
 
+    /// Starts the next attempt of a task whose retry was pending, or ends it cancelled when the run is
+    /// stopping; does nothing when the retry was taken already (by a stop, or by the delay's timer).
     func retry(_ index: Int, after attempt: Int) {
-        let stopped = state.withLock { book -> Bool in
+        enum Next { case taken, cancelled, launch }
+        let next = state.withLock { book -> Next in
+            guard book.pendingRetries.removeValue(forKey: index) == attempt else { return .taken }
             guard book.stop == nil else {
                 book.terminated.insert(index)
-                return true
+                return .cancelled
             }
             book.attempts[index] = attempt + 1
             book.attemptStarted[index] = clock.now
             emit(index, from: .failed, to: .executing, in: &book)
-            return false
+            return .launch
         }
-        if stopped {
-            attemptEnded(index, attempt: attempt + 1, .failed(exitCode: nil, reason: "cancelled before retrying"))
-        } else {
-            launch(index, attempt: attempt + 1)
+        switch next {
+        case .taken: break
+        case .cancelled: attemptEnded(index, attempt: attempt + 1, .failed(exitCode: nil, reason: "cancelled before retrying"))
+        case .launch: launch(index, attempt: attempt + 1)
         }
     }
 }
