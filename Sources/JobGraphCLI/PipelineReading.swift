@@ -26,8 +26,8 @@ func checkedSelection(_ options: PipelineOptions, tasks: [String]) throws -> (so
     return (source, graph)
 }
 
-/// Loads and checks the pipeline file and selects the named tasks and what they need, printing every
-/// problem; `nil` when there was an error.
+/// Loads and checks the pipeline file and selects what a run runs (the named tasks, else the default ones,
+/// with what they need), printing every problem; `nil` when there was an error.
 func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: String]) -> TaskGraph? {
     var diagnostics = Diagnostics()
     return reportedSelection(source, variableOverrides: variableOverrides, diagnostics: &diagnostics)
@@ -46,8 +46,10 @@ func reportedSelection(_ source: ResolvedPipeline, bytes: [UInt8]? = nil, digest
     } else {
         PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
     }
-    if let whole = graph, !diagnostics.hasErrors, !source.tasks.isEmpty {
-        graph = whole.selecting(source.tasks, diagnostics: &diagnostics)
+    // A run that names no task runs the file's `default:`, else every task that is not `manual`.
+    if let whole = graph, !diagnostics.hasErrors {
+        graph = source.tasks.isEmpty ? whole.defaultSelection(diagnostics: &diagnostics)
+            : whole.selecting(source.tasks, diagnostics: &diagnostics)
     }
     report(diagnostics)
     return diagnostics.hasErrors ? nil : graph

@@ -3,7 +3,7 @@ import YAMLNodes
 
 extension Pipeline {
     /// The top-level keys, in the order messages list them (contract: "The pipeline file").
-    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "output", "executor", "slurm"])
+    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "output", "executor", "slurm", "default"])
 
     /// Decodes a whole document, reporting every problem to `decoder`.
     ///
@@ -74,6 +74,7 @@ extension Pipeline {
 
         if let output = values["output"] { pipeline.output = decodeOutputMode(output.value, decoder: &decoder) }
 
+        if let entry = values["default"], entry.value.scalar?.isNull != true { pipeline.defaultTasks = decodeDefaultTasks(entry.value, decoder: &decoder) }
         decodeExecutor(values, into: &pipeline, decoder: &decoder)
         for key in ["on_success", "on_failure"] {
             guard let entry = values[key], entry.value.scalar?.isNull != true else { continue }
@@ -88,6 +89,17 @@ extension Pipeline {
             pipeline.keep(TaskIndex(positionByID: taskList.indexByID, needTargets: needTargets))
         }
         return pipeline
+    }
+
+    /// `default:`, a task id or a list of them; their existence is checked with the other cross-references.
+    static func decodeDefaultTasks(_ node: YAMLNode, decoder: inout NodeDecoder) -> [Located<TaskID>]? {
+        if node.mapping != nil {
+            // `default:` with task keys below it is `defaults:` missing its 's'.
+            decoder.error("expected a list of task ids for 'default', found a mapping; did you mean 'defaults'?", at: node)
+            return nil
+        }
+        guard let names = decoder.scalarList(node, expected: "a list of task ids", for: "default") else { return nil }
+        return names.compactMap { name in name.scalar.map { Located(TaskID($0.text), at: name.location) } }
     }
 
     /// `defaults`: task keys every task takes unless it sets them itself.

@@ -27,6 +27,9 @@ public struct Pipeline: Sendable {
     public var executor: ExecutorKind?
     /// The top-level `slurm:` mapping.
     public var slurm: SlurmSpec?
+    /// `default:`, the tasks a `run` that names none runs, in the order given; `nil` when the file does
+    /// not say (such a run then runs every task that is not `manual`).
+    public var defaultTasks: [Located<TaskID>]?
     /// The `YAMLContentDigest` of the file the loader read this from, when asked to digest it: files that
     /// differ only in comments and layout share it, and with the same `--var`s decode to the same pipeline.
     /// `nil` otherwise.

@@ -53,6 +53,10 @@ enum PipelineChecks {
                 }
             }
         }
+        for name in pipeline.defaultTasks ?? [] where indexByID[name.value.rawValue] == nil {
+            let advice = hint(for: name.value.rawValue, in: declaredTaskIDs).map { "; did you mean '\($0)'?" } ?? "; no task has that id"
+            diagnostics.error("unknown task '\(name.value.rawValue)' in 'default'\(advice)", at: name.location)
+        }
         return needTargets
     }
 }

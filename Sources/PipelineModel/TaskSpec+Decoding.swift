@@ -6,7 +6,7 @@ extension TaskSpec {
     static let keys = KeySet([
         "description", "run", "parallel", "download", "filter", "needs", "queue", "priority", "qos", "cwd", "env",
         "timeout", "retries", "retry_delay", "when", "conditions", "exclusive", "inputs", "outputs", "foreach",
-        "service", "on_success", "on_failure", "allow_failure", "slurm",
+        "service", "on_success", "on_failure", "allow_failure", "slurm", "manual",
     ])
 
     /// One key of a task as it will be decoded: written in the task itself, or taken from `defaults`.
@@ -130,6 +130,8 @@ extension TaskSpec {
                 if key == "on_success" { task.onSuccess = hook } else { task.onFailure = hook }
             case "allow_failure":
                 task.allowFailure = decoder.bool(value, for: key) ?? false
+            case "manual":
+                task.isManual = decoder.bool(value, for: key) ?? false
             case "slurm":
                 task.slurm = SlurmSpec.decode(value, level: isDefault ? .defaults : .task(id), decoder: &decoder)
             default:

@@ -79,6 +79,12 @@ public struct TaskSpec: Sendable {
         get { rare?.fields.service ?? nil }
         set { updateRare { $0.service = newValue } }
     }
+    /// `manual: true`: the task runs only when named on the command line (or in `default:`), or when a task
+    /// that runs needs it; a `run` that names nothing leaves it out.
+    public var isManual: Bool {
+        get { rare?.fields.isManual ?? false }
+        set { updateRare { $0.isManual = newValue } }
+    }
     /// The task's own `slurm:` mapping (see `Pipeline.slurm(for:)` for what applies).
     public var slurm: SlurmSpec? {
         get { rare?.fields.slurm ?? nil }
@@ -151,6 +157,7 @@ private struct RareFields: Sendable {
     var onFailure: Template?
     var service: ServiceSpec?
     var slurm: SlurmSpec?
+    var isManual = false
 }
 
 /// An immutable box, shared by copies of a task; changing a field makes a new one.

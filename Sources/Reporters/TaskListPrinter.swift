@@ -7,9 +7,13 @@ public struct TaskListPrinter: Sendable {
 
     public func render(_ pipeline: Pipeline) -> [String] {
         var table = TextTable(header: ["task", "description"])
+        let defaults = Set((pipeline.defaultTasks ?? []).map(\.value))
         for task in pipeline.tasks {
             var id = task.id.rawValue
+            // What a bare `run` does with it: the `default:` tasks, and those only a name or a need runs.
             var notes: [String] = []
+            if defaults.contains(task.id) { notes.append("default") }
+            if task.isManual { notes.append("manual") }
             switch task.foreach {
             case .items(let items)?:
                 id += "[*]"

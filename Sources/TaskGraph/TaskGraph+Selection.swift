@@ -4,6 +4,12 @@ import PipelineModel
 extension TaskGraph {
     /// The subgraph of the named tasks and everything they need, directly or not, as `run FILE TASK...` runs.
     ///
+    /// The names also order the run (docs/cli.md, "run"), as just and go-task do: what a name brings in
+    /// beyond the names before it waits for the last of those, so `run clean build` cleans before anything
+    /// of `build` starts, while the needs each name brings in still run side by side. That wait is an edge
+    /// of the subgraph, with no `needs` entry behind it (see `dependencyLocation`), so the Plan, the check
+    /// before the run and every export see it as a need.
+    ///
     /// Nodes keep their file order and are renumbered from 0; the subgraph keeps the whole `pipeline`.
     /// Linear in the nodes and edges of the graph.
     /// - Parameters:
@@ -12,33 +18,74 @@ extension TaskGraph {
     ///   - diagnostics: receives an error, with no location, for each name that is no task.
     /// - Returns: the subgraph, or `nil` when some name is unknown.
     public func selecting(_ ids: [String], diagnostics: inout Diagnostics) -> TaskGraph? {
-        var selected = [Bool](repeating: false, count: nodes.count)
-        var toVisit: [Int] = []
-        var allKnown = true
+        var ranges: [Range<Int>] = []
         for name in ids {
             guard let range = indices(named: name) else {
                 let hint = Suggestion.hint(for: name, in: Self.nameCandidates(in: nodes))
                 diagnostics.error("unknown task '\(name)'\(hint)", at: nil)
-                allKnown = false
                 continue
             }
-            for node in range where !selected[node] {
-                selected[node] = true
+            ranges.append(range)
+        }
+        guard ranges.count == ids.count else { return nil }
+        // Per node, the position of the first name that brought it in; -1 while none has.
+        var broughtBy = [Int](repeating: -1, count: nodes.count)
+        // Per name, the nodes that wait for the name before it: those it brought in whose needs were all
+        // brought in before (the roots of what it adds).
+        var waiting: [[Int]] = Array(repeating: [], count: ranges.count)
+        var toVisit: [Int] = []
+        for (position, range) in ranges.enumerated() {
+            var added: [Int] = []
+            for node in range where broughtBy[node] < 0 {
+                broughtBy[node] = position
                 toVisit.append(node)
             }
+            while let node = toVisit.popLast() {
+                added.append(node)
+                for dependency in dependencies[node] where broughtBy[dependency] < 0 {
+                    broughtBy[dependency] = position
+                    toVisit.append(dependency)
+                }
+            }
+            if position > 0 {
+                waiting[position] = added.filter { node in dependencies[node].allSatisfy { broughtBy[$0] < position } }
+            }
         }
-        guard allKnown else { return nil }
+        // Each name's roots wait for the nodes of the nearest name before it that brought in anything.
+        var orderAfter: [Int: [Int]] = [:]
+        var previous: Range<Int>?
+        for (position, range) in ranges.enumerated() {
+            if let previous {
+                for node in waiting[position] {
+                    orderAfter[node, default: []].append(contentsOf: previous.filter { !dependencies[node].contains($0) && $0 != node })
+                }
+            }
+            if range.contains(where: { broughtBy[$0] == position }) { previous = range }
+        }
+        return subgraph(keeping: broughtBy.map { $0 >= 0 }, orderAfter: orderAfter)
+    }
+
+    /// What a `run` that names no task runs: the pipeline's `default:` in its order, or else every task
+    /// that is not `manual` with what it needs (docs/pipeline.md, "Top level").
+    public func defaultSelection(diagnostics: inout Diagnostics) -> TaskGraph? {
+        if let names = pipeline.defaultTasks {
+            return selecting(names.map(\.value.rawValue), diagnostics: &diagnostics)
+        }
+        guard pipeline.tasks.contains(where: \.isManual) else { return self }
+        var kept = nodes.map { !$0.specField(\.isManual) }
+        var toVisit = kept.indices.filter { kept[$0] }
         while let node = toVisit.popLast() {
-            for dependency in dependencies[node] where !selected[dependency] {
-                selected[dependency] = true
+            for dependency in dependencies[node] where !kept[dependency] {
+                kept[dependency] = true
                 toVisit.append(dependency)
             }
         }
-        return subgraph(keeping: selected)
+        return subgraph(keeping: kept, orderAfter: [:])
     }
 
     /// The nodes marked in `kept`, which must include everything each of them needs.
-    private func subgraph(keeping kept: [Bool]) -> TaskGraph {
+    /// - Parameter orderAfter: per kept node, more nodes it waits for (command-line order), after its needs.
+    private func subgraph(keeping kept: [Bool], orderAfter: [Int: [Int]]) -> TaskGraph {
         var newIndex = [Int](repeating: -1, count: nodes.count)
         var keptNodes: [TaskNode] = []
         for node in nodes where kept[node.index] {
@@ -54,6 +101,10 @@ extension TaskGraph {
             for (edge, dependency) in dependencies[node.index].enumerated() {
                 keptDependencies.append(newIndex[dependency])
                 keptEdgeNeeds.append(edgeNeeds[first + edge])
+            }
+            for dependency in orderAfter[node.index] ?? [] {
+                keptDependencies.append(newIndex[dependency])
+                keptEdgeNeeds.append(Self.commandLineOrder)
             }
             keptDependencies.endNode()
         }

@@ -21,8 +21,11 @@ public struct TaskGraph: Sendable {
     public let topologicalOrder: [Int]
     /// For each node, the number of edges on the longest path from a node that needs nothing (which has level 0).
     public let levels: [Int]
-    /// For each edge, in the order of `dependencies`, the position in its task's `needs` of the entry that made it.
+    /// For each edge, in the order of `dependencies`, the position in its task's `needs` of the entry that made it,
+    /// or `commandLineOrder`.
     let edgeNeeds: [Int32]
+    /// The `edgeNeeds` of an edge that the order of the names on the command line made (see `selecting`).
+    static let commandLineOrder: Int32 = -1
 
     private let names: NodeNames
 
@@ -48,7 +51,8 @@ public struct TaskGraph: Sendable {
         nodes.indices.map { node in dependencies[node].indices.map { dependencyLocation(ofNode: node, edge: $0) } }
     }
 
-    /// Where the `needs` entry behind edge `dependencies[node][edge]` is written.
+    /// Where the `needs` entry behind edge `dependencies[node][edge]` is written; for an edge of the
+    /// command line's order, which no entry wrote, where the waiting task is declared.
     public func dependencyLocation(ofNode node: Int, edge: Int) -> SourceLocation {
         Self.dependencyLocation(nodes: nodes, dependencies: dependencies, edgeNeeds: edgeNeeds, node: node, edge: edge)
     }
@@ -57,6 +61,7 @@ public struct TaskGraph: Sendable {
         nodes: [TaskNode], dependencies: AdjacencyLists, edgeNeeds: [Int32], node: Int, edge: Int
     ) -> SourceLocation {
         let need = Int(edgeNeeds[dependencies.firstEdge(of: node) + edge])
+        guard need >= 0 else { return nodes[node].specField(\.location) }
         return nodes[node].specField(\.needs)[need].location
     }
 

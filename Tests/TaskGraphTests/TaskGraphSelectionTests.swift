@@ -60,4 +60,39 @@ import Testing
             "error: unknown task 'nothing-like-it'",
         ])
     }
+
+    @Test func namesRunInTheOrderGivenWhileTheNeedsEachBringsInStaySideBySide() throws {
+        var diagnostics = Diagnostics()
+        // `lint` first: `package` brings in fetch, build, make[a], make[b], docs and itself; of those, the
+        // ones whose needs were all brought in before (fetch, and docs, whose `lint` came first) wait for lint.
+        let graph = try #require(try sample().selecting(["lint", "package"], diagnostics: &diagnostics))
+
+        #expect(graph.needsByID == [
+            "fetch": ["lint"], "lint": [], "build": ["fetch"], "make[a]": ["build"], "make[b]": ["build"],
+            "docs": ["lint"], "package": ["make[a]", "make[b]", "docs"],
+        ])
+        #expect(diagnostics.all.isEmpty)
+    }
+
+    @Test func aNameAlreadyBroughtInAddsNoWaitAndTheNextWaitsForTheOneBefore() throws {
+        var diagnostics = Diagnostics()
+        // `build` comes with `package`; `lint`, already needed by docs, adds nothing; `test` brings in only
+        // itself, and waits for `package`, the last name that brought in anything.
+        let graph = try #require(try sample().selecting(["package", "build", "lint", "test"], diagnostics: &diagnostics))
+
+        #expect(graph.needsByID["build"] == ["fetch"])
+        #expect(graph.needsByID["lint"] == [])
+        #expect(graph.needsByID["test"] == ["make[a]", "package"])
+    }
+
+    @Test func anOrderEdgeIsLocatedAtTheWaitingTask() throws {
+        let full = try sample()
+        var diagnostics = Diagnostics()
+        let graph = try #require(full.selecting(["lint", "fetch"], diagnostics: &diagnostics))
+        let fetch = try #require(graph.index(of: "fetch"))
+
+        #expect(graph.ids(graph.dependencies[fetch]) == ["lint"])
+        #expect(graph.dependencyLocations[fetch] == [graph.nodes[fetch].spec.location])
+    }
 }
+
