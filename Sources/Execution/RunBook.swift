@@ -17,6 +17,9 @@ struct RunBook {
     var attemptStarted: [ContinuousClock.Instant?]
     var firstStarted: [Double?]
     var ended: [Double?]
+    /// Seconds since the run started at which each service that became ready did: where it ends on the
+    /// critical path, since what needs it starts then.
+    var serviceReadyAt: [Int: Double] = [:]
     var endedAttempt: [Int]
     var results: [Int: TaskResult] = [:]
     /// Per task, its up-to-date check's answer once checked. An array: filled from the pass before the run

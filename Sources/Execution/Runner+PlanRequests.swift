@@ -109,6 +109,7 @@ extension Runner {
                 return
             }
             let step = state.withLock { book in
+                book.serviceReadyAt[index] = elapsed()
                 let transitions = book.plan.serviceReady(index)
                 emit(transitions, in: &book)
                 return nextStep(after: transitions, in: &book)

@@ -37,17 +37,18 @@ extension Runner {
     static let defaultServiceTimeout: Double = 30
 
     /// Walks back from the task that ended last through, at each step, the need that ended last.
-    /// A service ends when it is stopped, after what it served, so the walk starts at no service and
-    /// follows only needs that ended before the task started.
+    /// A service is stopped after what it served, so the walk starts at no service; on the path a service
+    /// counts up to the moment it was ready, when what needs it started (what it needs then continues
+    /// the walk), and follows only needs that ended (or were ready) before the task started.
     func criticalPathTaken(_ book: RunBook) -> [TaskID] {
-        func endTime(_ index: Int) -> Double { book.ended[index] ?? -1 }
+        func endTime(_ index: Int) -> Double { book.serviceReadyAt[index] ?? book.ended[index] ?? -1 }
         var current = book.ended.indices.filter { book.ended[$0] != nil && book.tasks[$0].spec.service == nil }
             .max { endTime($0) < endTime($1) }
         var path: [TaskID] = []
         while let index = current {
             path.append(book.tasks[index].id)
             let started = book.firstStarted[index] ?? .infinity
-            current = graph.dependencies[book.tasks[index].needsOf].filter { book.ended[$0].map { $0 <= started } ?? false }
+            current = graph.dependencies[book.tasks[index].needsOf].filter { endTime($0) >= 0 && endTime($0) <= started }
                 .max { endTime($0) < endTime($1) }
         }
         return path.reversed()
