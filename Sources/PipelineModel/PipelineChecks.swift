@@ -47,6 +47,9 @@ enum PipelineChecks {
                 needTargets.append(target.map { Int32($0) } ?? -1)
                 if need.value == id {
                     diagnostics.error("task '\(name)' needs itself; remove it from its 'needs'", at: need.location)
+                } else if target == nil, let open = name.firstIndex(of: "["), name.last == "]", indexByID[String(name[..<open])] != nil {
+                    // One item of a fan-out, `make[a]`: the task graph, which knows the items, resolves it.
+                    continue
                 } else if target == nil {
                     let advice = hint(for: name, in: declaredTaskIDs).map { "; did you mean '\($0)'?" } ?? "; no task has that id"
                     diagnostics.error("unknown task '\(name)' in 'needs'\(advice)", at: need.location)

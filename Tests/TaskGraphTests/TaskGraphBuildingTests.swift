@@ -20,6 +20,29 @@ import Testing
         #expect(graph.nodes.allSatisfy { !$0.isDynamicFanOut })
     }
 
+    /// The schema always allowed `name[item]` in `needs`; the loader refused it as an unknown task.
+    @Test func aNeedMayNameOneItemOfAFanOutFromTheFile() throws {
+        var diagnostics = Diagnostics()
+        let graph = PipelineCheck.graph(yaml: """
+            version: 1
+            tasks:
+              make: {foreach: [a, b], run: "echo {{ item }}"}
+              test: {needs: ["make[a]"], run: "echo test"}
+            """, diagnostics: &diagnostics)
+        #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
+        #expect(graph?.needsByID["test"] == ["make[a]"])
+
+        var unknownItem = Diagnostics()
+        _ = PipelineCheck.graph(yaml: """
+            version: 1
+            tasks:
+              make: {foreach: [a, b], run: "echo {{ item }}"}
+              test: {needs: ["make[c]"], run: "echo test"}
+            """, diagnostics: &unknownItem)
+        #expect(unknownItem.all.map { "\($0.location?.line ?? 0):\($0.location?.column ?? 0): \($0.message)" }
+            == ["4:18: task 'test' needs unknown task 'make[c]'; did you mean 'make[a]'?"])
+    }
+
     @Test func needingAFanOutTaskNeedsEveryItem() throws {
         var sketch = PipelineSketch()
         sketch.task("make", items: ["a", "b"])
