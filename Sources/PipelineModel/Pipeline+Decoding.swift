@@ -127,7 +127,8 @@ extension Pipeline {
         return list
     }
 
-    /// `vars`, then `--var` overrides: a known name takes the new value, a new name is added.
+    /// `vars`, then `--var` overrides: a known name takes the new value; an unknown one is an error (a
+    /// misspelt `--var` silently set nothing, and as an exported variable made every task rerun).
     static func decodeVariables(
         _ node: YAMLNode?, overrides: [String: String], decoder: inout NodeDecoder
     ) -> [Variable] {
@@ -157,7 +158,11 @@ extension Pipeline {
             if let index = indexByName[name] {
                 variables[index].value = value
             } else {
-                variables.append(Variable(name: name, value: value, location: nil))
+                let declared = variables.map(\.name)
+                let advice = declared.isEmpty ? "; the file declares no 'vars'"
+                    : Suggestion.closest(to: name, in: declared).map { "; did you mean '\($0)'?" }
+                        ?? "; declare it under 'vars', or use \(Suggestion.list(declared))"
+                decoder.diagnostics.error("unknown variable '\(NodeDecoder.shortened(name))' given with '--var'\(advice)", at: nil)
             }
         }
         return variables

@@ -64,14 +64,28 @@ import Testing
         #expect(pipeline.environment.map(\.value.description) == ["NO", "off", "yes", "true", "3", ""])
     }
 
-    @Test func variableOverridesReplaceAndAdd() throws {
+    @Test func variableOverridesReplaceTheFilesValues() throws {
         let loaded = load(
-            "version: 1\nvars:\n  server: http://a\n  mode: debug\ntasks:\n  a: {run: 'echo {{ extra }} {{ server }}'}\n",
-            variableOverrides: ["server": "http://b", "extra": "1", "another": "2"])
+            "version: 1\nvars:\n  server: http://a\n  mode: debug\ntasks:\n  a: {run: 'echo {{ server }}'}\n",
+            variableOverrides: ["server": "http://b"])
         let pipeline = try #require(loaded.pipeline)
-        #expect(pipeline.variables.map(\.name) == ["server", "mode", "another", "extra"])
-        #expect(pipeline.variables.map(\.value) == ["http://b", "debug", "2", "1"])
-        #expect(pipeline.variables.map { $0.location?.line } == [3, 4, nil, nil])
+        #expect(pipeline.variables.map(\.name) == ["server", "mode"])
+        #expect(pipeline.variables.map(\.value) == ["http://b", "debug"])
+        #expect(pipeline.variables.map { $0.location?.line } == [3, 4])
+    }
+
+    /// A misspelt `--var` set nothing, silently, and as an exported variable made every task rerun.
+    @Test func anUnknownOverrideIsAnErrorWithANearMatch() {
+        let yaml = "version: 1\nvars:\n  server: http://a\n  mode: debug\ntasks:\n  a: {run: 'echo {{ server }}'}\n"
+        #expect(load(yaml, variableOverrides: ["sever": "http://b"]).lines == [
+            "error: unknown variable 'sever' given with '--var'; did you mean 'server'?",
+        ])
+        #expect(load(yaml, variableOverrides: ["PORT_NUMBER": "1"]).lines == [
+            "error: unknown variable 'PORT_NUMBER' given with '--var'; declare it under 'vars', or use 'server' or 'mode'",
+        ])
+        #expect(load("version: 1\ntasks:\n  a: {run: echo}\n", variableOverrides: ["NOPE": "1"]).lines == [
+            "error: unknown variable 'NOPE' given with '--var'; the file declares no 'vars'",
+        ])
     }
 
     @Test func invalidOverrideNameHasNoLocation() {
