@@ -133,6 +133,8 @@ extension Pipeline {
         _ node: YAMLNode?, overrides: [String: String], decoder: inout NodeDecoder
     ) -> [Variable] {
         var variables: [Variable] = []
+        // The value nodes of the variables, to parse those with a placeholder once every name is known.
+        var valueNodes: [YAMLNode?] = []
         if let node, node.scalar?.isNull != true, let entries = decoder.mapping(node, expected: "a mapping of names to values", for: "vars") {
             for entry in entries {
                 guard let name = entry.keyText, entry.key.scalar != nil else {
@@ -145,6 +147,7 @@ extension Pipeline {
                 }
                 guard let value = scalarText(entry.value, describedAs: "variable '\(name)'", decoder: &decoder) else { continue }
                 variables.append(Variable(name: name, value: value, location: entry.key.location))
+                valueNodes.append(entry.value)
             }
         }
         var indexByName: [String: Int] = [:]
@@ -157,6 +160,7 @@ extension Pipeline {
             }
             if let index = indexByName[name] {
                 variables[index].value = value
+                valueNodes[index] = nil
             } else {
                 let declared = variables.map(\.name)
                 let advice = declared.isEmpty ? "; the file declares no 'vars'"
@@ -165,7 +169,14 @@ extension Pipeline {
                 decoder.diagnostics.error("unknown variable '\(NodeDecoder.shortened(name))' given with '--var'\(advice)", at: nil)
             }
         }
-        return variables
+        // A value may use other variables: parsed against every name, then substituted in reference order.
+        guard valueNodes.contains(where: { $0?.scalar?.text.contains("{{") == true }) else { return variables }
+        decoder.declareVariables(variables.map(\.name))
+        let templates = zip(variables, valueNodes).map { variable, node -> Template? in
+            guard let node, variable.value.contains("{{") else { return nil }
+            return TemplateParser.parse(variable.value, in: node, item: .none, decoder: &decoder)
+        }
+        return Variable.resolvingReferences(variables, templates: templates, diagnostics: &decoder.diagnostics)
     }
 
     /// A `vars` or `env` value: any scalar, as written (`NO` and `8080` alike); null or a collection is refused.

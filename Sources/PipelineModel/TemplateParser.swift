@@ -145,7 +145,7 @@ enum TemplateParser {
         if case .listed = item { candidates.append("item") }
         if case .file = item { candidates.append("item") }
         let hint = Suggestion.closest(to: name, in: candidates).map { "; did you mean '\($0)'?" }
-            ?? "; define it under 'vars' or with '--var \(name)=VALUE'"
+            ?? "; define it under 'vars'"
         return "unknown variable '\(name)' in template\(hint)"
     }
 }

@@ -124,4 +124,20 @@ struct VariableOverrideTests {
         #expect(outcome.errorLines == ["error: unknown variable 'CLI_ARG' given with '--var'; did you mean 'CLI_ARGS'?"])
         #expect(!directory.exists("ran.txt"))
     }
+
+    /// just's `JUST_LOG := log` habit: `vars: {JUST_LOG: "{{ log }}"}` once reached the task as `{{ log }}`.
+    @Test func aVariableBuiltFromAVariableReachesTheTaskSubstituted() async throws {
+        let directory = try ScratchDirectory("jobgraph-var")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            vars: {JUST_LOG: "{{ log }}", log: info}
+            tasks:
+              test: {run: "echo {{ JUST_LOG }} $JUST_LOG > out.txt"}
+            """, to: "p.yaml")
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--var", "log=debug"], in: directory)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(directory.read("out.txt") == "debug debug\n")
+    }
 }
+

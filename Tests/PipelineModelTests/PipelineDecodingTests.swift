@@ -88,6 +88,37 @@ import Testing
         ])
     }
 
+    /// `vars: {JUST_LOG: "{{ log }}"}` printed `{{ log }}`: a variable may now use others, in any order.
+    @Test func aVariableMayUseOtherVariablesInAnyOrder() throws {
+        let yaml = """
+            version: 1
+            vars:
+              JUST_LOG: "{{ log }}"
+              log: "{{ level }}-x"
+              level: warn
+            tasks:
+              a: {run: echo}
+            """
+        let pipeline = try #require(load(yaml).pipeline)
+        #expect(pipeline.variables.map(\.value) == ["warn-x", "warn-x", "warn"])
+        // A `--var` value is taken as given, and what uses it follows.
+        let overridden = try #require(load(yaml, variableOverrides: ["level": "{{ debug }}"]).pipeline)
+        #expect(overridden.variables.map(\.value) == ["{{ debug }}-x", "{{ debug }}-x", "{{ debug }}"])
+    }
+
+    @Test func aCycleOfVariablesIsAnErrorAtTheVariableThatClosesIt() {
+        let loaded = load("""
+            version: 1
+            vars:
+              a: "{{ b }}"
+              b: "x{{ c }}"
+              c: "{{ a }}"
+            tasks:
+              t: {run: echo}
+            """)
+        #expect(loaded.lines == ["pipeline.yaml:5:3: error: variable 'c' refers back to itself: a -> b -> c -> a"])
+    }
+
     @Test func invalidOverrideNameHasNoLocation() {
         let loaded = load("version: 1\ntasks:\n  a: {run: echo}\n", variableOverrides: ["a b": "1"])
         #expect(loaded.lines == [

@@ -71,13 +71,13 @@ import Testing
 
     @Test func crlfLineEndings() {
         let loaded = load("version: 1\r\ntasks:\r\n  a:\r\n    run: |\r\n      echo\r\n      {{ nope }}\r\n")
-        #expect(loaded.lines == ["pipeline.yaml:6:7: error: unknown variable 'nope' in template; define it under 'vars' or with '--var nope=VALUE'"])
+        #expect(loaded.lines == ["pipeline.yaml:6:7: error: unknown variable 'nope' in template; define it under 'vars'"])
     }
 
     @Test func escapedBracesFallBackToTheScalarStart() {
         // `\x7b` is a brace only after unescaping, so the written text cannot show where it is.
         let loaded = loadTask("run: \"\\x7b{ nope }}\"")
-        #expect(loaded.lines == ["pipeline.yaml:4:10: error: unknown variable 'nope' in template; define it under 'vars' or with '--var nope=VALUE'"])
+        #expect(loaded.lines == ["pipeline.yaml:4:10: error: unknown variable 'nope' in template; define it under 'vars'"])
     }
 
     @Test func tripleBracesAreNotAPlaceholder() {
@@ -92,7 +92,7 @@ import Testing
         ("run: echo {{ 1x }}", "invalid placeholder '{{ 1x }}'; write '{{ name }}' with the name of a variable"),
         ("run: echo {{ name. }}", "invalid placeholder '{{ name. }}'; write '{{ name }}' with the name of a variable"),
         ("run: echo {{ nmae }}", "unknown variable 'nmae' in template; did you mean 'name'?"),
-        ("run: echo {{ zzz }}", "unknown variable 'zzz' in template; define it under 'vars' or with '--var zzz=VALUE'"),
+        ("run: echo {{ zzz }}", "unknown variable 'zzz' in template; define it under 'vars'"),
         ("run: echo {{ name.first }}", "variable 'name' is a string and has no field 'first'; write '{{ name }}'"),
         ("run: echo {{ item }}", "'item' is only defined in a task with 'foreach'"),
         ("foreach: [a]\nrun: echo {{ item.url }}", "'item.url' needs 'foreach: {from: FILE}'; items listed in the file are strings, so write '{{ item }}'"),
@@ -109,8 +109,8 @@ import Testing
     @Test func everyBadPlaceholderInOneStringIsReported() {
         let loaded = loadTask("run: echo {{ a }} {{ name }} {{ b }}", vars: "name: x")
         #expect(loaded.lines == [
-            "pipeline.yaml:6:15: error: unknown variable 'a' in template; define it under 'vars' or with '--var a=VALUE'",
-            "pipeline.yaml:6:34: error: unknown variable 'b' in template; define it under 'vars' or with '--var b=VALUE'",
+            "pipeline.yaml:6:15: error: unknown variable 'a' in template; define it under 'vars'",
+            "pipeline.yaml:6:34: error: unknown variable 'b' in template; define it under 'vars'",
         ])
     }
 
