@@ -74,9 +74,10 @@ final class RunContext {
     }
 
     /// What shows the run's progress; `--output` wins over the file's `output:`.
-    func progressObserver(fileOutput: OutputMode?) -> sending any RunObserver {
+    /// - Parameter failures: the run's write failures, which the event stream's `run-finished` counts.
+    func progressObserver(fileOutput: OutputMode?, failures: WriteFailures? = nil) -> sending any RunObserver {
         makeProgressObserver(mode: settings.progress, console: .standardOutput, environment: environment,
-                             output: settings.output ?? fileOutput ?? .prefixed, explains: settings.explain)
+                             output: settings.output ?? fileOutput ?? .prefixed, explains: settings.explain, failures: failures)
     }
 
     /// Where the lines about the run as a whole go: beside the events when they own standard output.
@@ -108,12 +109,16 @@ final class RunContext {
         let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
         Console.standardOutput.reportFailures(to: writeFailures)
         Console.standardError.reportFailures(to: writeFailures)
-        var observers: [any RunObserver] = [progressObserver(fileOutput: graph.pipeline.output)]
+        // The files first and the console last: each batch reaches the observers in this order, so the
+        // trace (written on `run-finished`) and the events file have failed or not by the time a later
+        // one writes `run-finished` with the exit status (docs/events.md).
+        var observers: [any RunObserver] = []
         if let trace = settings.trace { observers.append(ChromeTraceWriter(path: trace, failures: writeFailures)) }
         observers.append(AttemptRecorder(store: state.store, run: recorder.run,
                                          fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)), lost: recorder.noteLost))
         if let events = Self.eventsObserver(path: eventsPath, failures: writeFailures) { observers.append(events) }
         if let replay { observers.append(replay.capture) }
+        observers.append(progressObserver(fileOutput: graph.pipeline.output, failures: writeFailures))
 
         let runner = Runner(graph: graph, configuration: configuration, executor: executor,
                             history: recorder, expectedDurations: { [store = state.store] in expectedDurations(of: graph, from: store) })

@@ -23,6 +23,7 @@ public final class ChromeTraceWriter: RunObserver {
     private var running: [TaskID: (start: Double, lane: Int)] = [:]
     private var freeLanes: [Int] = []
     private var laneCount = 0
+    private var isWritten = false
 
     /// - Parameters:
     ///   - path: where the trace goes; written when the run ends.
@@ -33,6 +34,9 @@ public final class ChromeTraceWriter: RunObserver {
     }
 
     public func observe(_ event: RunEvent) {
+        // Written when the run finishes, before the observers after this one hear of it: a trace that
+        // cannot be written then counts in `run-finished`'s exit status.
+        if case .finished = event { write() }
         guard case .transition(let transition) = event else { return }
         if transition.to == .executing {
             running[transition.task] = (transition.elapsed, takeLane())
@@ -47,7 +51,14 @@ public final class ChromeTraceWriter: RunObserver {
         }
     }
 
+    /// Writes the trace if the run's end has not already.
     public func close() {
+        write()
+    }
+
+    private func write() {
+        guard !isWritten else { return }
+        isWritten = true
         struct Trace: Encodable {
             var traceEvents: [Event]
             var displayTimeUnit = "ms"

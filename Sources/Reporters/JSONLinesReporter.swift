@@ -18,15 +18,19 @@ public final class JSONLinesReporter: RunObserver {
     /// The `--events` file this reporter opened, and so closes.
     private let ownedFile: EventFile?
     private let now: () -> Date
+    /// The run's write failures, so that `run-finished` carries the exit status the process returns.
+    private let failures: WriteFailures?
     private var runStart: Date?
     private var lastProgress: [TaskID: Double] = [:]
     /// The records of a batch being observed, written together at its end; `nil` outside a batch.
     private var pending: [UInt8]?
 
     /// Writes to `sink`, usually `Console.standardOutput`; `now` stamps progress and the finished record.
-    public init(sink: any TextSink, now: @escaping () -> Date = Date.init) {
+    /// - Parameter failures: the run's write failures, which `run-finished`'s `exit_status` counts.
+    public init(sink: any TextSink, failures: WriteFailures? = nil, now: @escaping () -> Date = Date.init) {
         self.sink = sink
         self.ownedFile = nil
+        self.failures = failures
         self.now = now
     }
 
@@ -37,12 +41,13 @@ public final class JSONLinesReporter: RunObserver {
     ///   - failures: where a write that fails (a full disk) is reported.
     public convenience init(path: String, appending: Bool = false, failures: WriteFailures? = nil,
                             now: @escaping () -> Date = Date.init) throws(EventFileError) {
-        self.init(file: try EventFile(path: path, appending: appending, failures: failures), now: now)
+        self.init(file: try EventFile(path: path, appending: appending, failures: failures), failures: failures, now: now)
     }
 
-    private init(file: EventFile, now: @escaping () -> Date) {
+    private init(file: EventFile, failures: WriteFailures?, now: @escaping () -> Date) {
         self.sink = file
         self.ownedFile = file
+        self.failures = failures
         self.now = now
     }
 
@@ -93,7 +98,9 @@ public final class JSONLinesReporter: RunObserver {
             var line = header(time: time, elapsed: elapsed(at: time), event: "run-finished")
             line.add("counts", json: Self.counts(summary))
             line.add("wall_time", summary.wallTime)
-            line.add("exit_status", Int(RunExitStatus.of(summary)))
+            // What failed to be written so far counts: the trace is written on this event before it, and
+            // the event files before the console (see `RunContext.runOnce`).
+            line.add("exit_status", Int(RunExitStatus.of(summary, writeFailures: failures)))
             if let stop = summary.stop { line.add("stopped_by", stop == .interrupt ? "SIGINT" : "SIGTERM") }
             line.add("critical_path", json: JSONObjectWriter.array(summary.criticalPath.map(\.rawValue)))
             emit(line)

@@ -23,10 +23,11 @@ public enum ProgressMode: String, CaseIterable, Sendable {
 ///   - output: how the lines tasks print are shown (JSON carries them as events whatever it says).
 ///   - explains: lines say why each task runs or not (`run --explain`); JSON carries the reasons anyway.
 public func makeProgressObserver(mode: ProgressMode, console: Console, environment: [String: String],
-                                 output: OutputMode = .prefixed, explains: Bool = false) -> any RunObserver {
+                                 output: OutputMode = .prefixed, explains: Bool = false,
+                                 failures: WriteFailures? = nil) -> any RunObserver {
     switch mode {
     case .json:
-        return JSONLinesReporter(sink: console)
+        return JSONLinesReporter(sink: console, failures: failures)
     case .plain:
         return PlainLinesReporter(sink: console, output: output, explains: explains)
     case .auto, .tty:

@@ -159,4 +159,20 @@ struct FullDiskTests {
         #expect(result.status == 1)
         #expect(result.errorLines == ["warning: cannot write the event file '/dev/full': \(String(cString: strerror(ENOSPC))); it lacks the events from here on"])
     }
+
+    /// `run-finished` carries the status the process returns (docs/cli.md, "Exit codes"): it said 0 while
+    /// a lost `--events` or `--trace` file made the process exit 1.
+    @Test(arguments: [["--events", "/dev/full"], ["--trace", "no-such-folder/trace.json"]])
+    func theEventStreamsExitStatusIsTheProcesssWhenAFileLostWrites(_ arguments: [String]) async throws {
+        let directory = try ScratchDirectory("jobgraph-dev-full")
+        defer { directory.remove() }
+        try directory.write("version: 1\ntasks:\n  a: {run: \"echo hi\"}\n", to: "p.yaml")
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--progress", "json"] + arguments, in: directory)
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let finished = outcome.outputLines.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first { $0["event"] as? String == "run-finished" }
+        #expect(finished?["exit_status"] as? Int == 1, "\(outcome.standardOutput)")
+    }
 }
+
