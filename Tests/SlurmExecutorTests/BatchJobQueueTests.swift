@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func ctrlCCancelsEveryLiveJobWithOneScancel() async throws {
-        let stopped = Counter()
+        let executing = Locked(0)
         let run = try await FakeSlurm.run("""
             version: 1
             tasks:
@@ -112,7 +112,8 @@ import Testing
               second: {run: "sleep 300"}
               cleanup: {needs: [first], when: always, run: "echo cleaned"}
             """, mode: .jobs) { event, runner, fake in
-            guard case .transition(let transition) = event, transition.to == .executing, stopped.increment() == 2 else { return }
+            guard case .transition(let transition) = event, transition.to == .executing,
+                  executing.withLock({ count in count += 1; return count }) == 2 else { return }
             #expect(await eventually {
                 fake.reportedStates(of: "100").last == "RUNNING" && fake.reportedStates(of: "101").last == "RUNNING"
             }, "\(fake.calls)")
@@ -128,18 +129,5 @@ import Testing
         // Contract (SIGINT): a `when: always` task still runs on the cluster after Ctrl-C.
         #expect(run.finalState(of: "cleanup") == .succeeded, "\(run.observer.transitionLines)")
         #expect(run.jobs["cleanup"] == "102")
-    }
-}
-
-/// A count shared with an event callback.
-final class Counter: Sendable {
-    private let value = Locked(0)
-
-    /// Adds one and returns the new count.
-    func increment() -> Int {
-        value.withLock { value in
-            value += 1
-            return value
-        }
     }
 }
