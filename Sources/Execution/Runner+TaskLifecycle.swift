@@ -39,7 +39,7 @@ extension Runner {
     }
 
     func launch(_ index: Int, attempt: Int, work: Result<TaskWork, any Error>? = nil) {
-        let task = state.withLock { $0.tasks[index] }
+        let (task, setupFailure) = state.withLock { ($0.tasks[index], $0.executorSetupFailure) }
         let events = self.events
         let id = task.id
         var reporter = TaskReporter(
@@ -48,7 +48,7 @@ extension Runner {
             finished: { [weak self] result in self?.attemptEnded(index, attempt: attempt, result) })
         reporter.executorJob = { [weak self] job in self?.state.withLock { $0.executorJobs[index] = job } }
         do {
-            if let failure = state.withLock(\.executorSetupFailure) { throw ExecutorSetupFailure(description: failure) }
+            if let setupFailure { throw ExecutorSetupFailure(description: setupFailure) }
             let work = try (work ?? Result { () throws -> TaskWork in try resolver.get().work(for: task, attempt: attempt) }).get()
             let handle = try executor.start(work, reporter: reporter)
             let stopNow = state.withLock { book -> Bool in
