@@ -51,6 +51,7 @@ let package = Package(
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "Execution", "YAMLNodes", "JobGraphTestSupport"]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "Execution", "JobGraphTestSupport"]),
         .testTarget(name: "JobGraphCLITests", dependencies: ["JobGraphCLI", "JobGraphTestSupport"]),
+        .testTarget(name: "SlurmExecutorTests", dependencies: ["SlurmExecutor", "Steps", "Execution", "TaskGraph", "PipelineModel", "JobGraphSystem", "JobGraphTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -40,8 +40,10 @@ struct RunBook {
     /// entry retries: the delay's timer, or a stop, which must not wait for the timer (contract: a pending
     /// retry is cancelled at once).
     var pendingRetries: [Int: Int] = [:]
-    /// The Slurm job or step of each task's latest attempt, for its transitions.
-    var slurmJobs: [Int: String] = [:]
+    /// The executor's job of each task's latest attempt (a Slurm job or step), for its transitions.
+    var executorJobs: [Int: String] = [:]
+    /// Why the executor could not be set up for the run: every attempt then fails with it.
+    var executorSetupFailure: String?
     var failures: [Int: (exitCode: Int32?, reason: String)] = [:]
     var hookFailures: [RunSummary.FailedTask] = []
     /// Tasks stopped by an interrupt: their end is `cancelled`, not `failed`.

@@ -53,8 +53,9 @@ public struct TaskTransition: Sendable, Codable, Equatable {
     public var duration: Double?
     /// Why the task runs or is up to date, on a transition into `executing` or `up-to-date`.
     public var reason: String? = nil
-    /// The Slurm job that ran the attempt ("1234", "1234.5", "1234_7"), when a Slurm queue ran it.
-    public var slurmJob: String? = nil
+    /// The executor's job that ran the attempt, when a cluster ran it: a Slurm job or step ("1234",
+    /// "1234.5", "1234_7"). Encoded as `slurm_job`, the contract's name (docs/events.md).
+    public var executorJob: String? = nil
 
     public init(time: Date, elapsed: Double, task: TaskID, from: TaskState, to: TaskState, attempt: Int, queue: String,
                 exitCode: Int32? = nil, error: String? = nil, duration: Double? = nil) {
@@ -74,7 +75,7 @@ public struct TaskTransition: Sendable, Codable, Equatable {
         case time, elapsed, task, from, to, attempt, queue
         case exitCode = "exit_code"
         case error, duration, reason
-        case slurmJob = "slurm_job"
+        case executorJob = "slurm_job"
     }
 }
 

@@ -24,6 +24,9 @@ public struct RunSummary: Sendable {
     /// Processes still running when the run ended, escaped from their task's process group (`setsid`, a
     /// double fork, a daemon), which were then stopped: one entry per task, in the order they were found.
     public var leftBehind: [LeftBehind] = []
+    /// What the executor released or cancelled once the run ended (Slurm: the allocation, the jobs left),
+    /// a line each, shown after the summary.
+    public var executorNotes: [String] = []
 
     /// Processes a task left behind.
     public struct LeftBehind: Hashable, Sendable {

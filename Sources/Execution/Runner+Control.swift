@@ -61,6 +61,9 @@ extension Runner {
         }
         switch action {
         case .terminate(let handles, let retries, let resume, let step):
+            // First the executor, so that it stops the run's work its own way (Slurm: every job in one
+            // `scancel`, on its own thread), then each attempt.
+            executor.cancel()
             if resume { queues.forEach { $0.isSuspended = false } }
             handles.forEach { $0.terminate(grace: configuration.terminationGrace) }
             perform(step)

@@ -39,15 +39,16 @@ extension Runner {
     }
 
     func launch(_ index: Int, attempt: Int, work: Result<TaskWork, any Error>? = nil) {
-        let task = state.withLock { $0.tasks[index] }
+        let (task, setupFailure) = state.withLock { ($0.tasks[index], $0.executorSetupFailure) }
         let events = self.events
         let id = task.id
         var reporter = TaskReporter(
             output: { line in events.yield(.output(task: id, line: line)) },
             progress: { bytes, total in events.yield(.progress(task: id, bytes: bytes, total: total)) },
             finished: { [weak self] result in self?.attemptEnded(index, attempt: attempt, result) })
-        reporter.slurmJob = { [weak self] job in self?.state.withLock { $0.slurmJobs[index] = job } }
+        reporter.executorJob = { [weak self] job in self?.state.withLock { $0.executorJobs[index] = job } }
         do {
+            if let setupFailure { throw ExecutorSetupFailure(description: setupFailure) }
             let work = try (work ?? Result { () throws -> TaskWork in try resolver.get().work(for: task, attempt: attempt) }).get()
             let handle = try executor.start(work, reporter: reporter)
             let stopNow = state.withLock { book -> Bool in

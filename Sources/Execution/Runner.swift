@@ -32,16 +32,21 @@ public final class Runner: Sendable {
     let beginBox: WeakBox<Runner>
     let starter = OperationStarter()
     let expectedDurations: (@Sendable () -> [Double]?)?
+    let executorMessages: @Sendable ([String]) -> Void
 
     /// - Parameters:
     ///   - history: up-to-date checks and the run's record; `nil` runs every task and remembers nothing.
     ///   - durations: expected seconds per graph node (from history), for the critical-path tie-break.
     ///   - expectedDurations: the same, asked for only once some task is known to run: reading them from the
     ///     history is the costliest part of a no-op rerun (a tenth of its instructions, 10,000 tasks).
+    ///   - executorMessages: where the executor's lines about its set-up go, as soon as it is set up
+    ///     (Slurm: the allocation granted); what it released comes in the summary's `executorNotes`.
     public init(graph: TaskGraph, configuration: RunConfiguration, executor: any TaskExecutor,
                 history: (any TaskHistory)? = nil, durations: [Double]? = nil,
-                expectedDurations: (@Sendable () -> [Double]?)? = nil) {
+                expectedDurations: (@Sendable () -> [Double]?)? = nil,
+                executorMessages: @escaping @Sendable ([String]) -> Void = { _ in }) {
         self.expectedDurations = expectedDurations
+        self.executorMessages = executorMessages
         self.graph = graph
         self.configuration = configuration
         self.executor = executor
@@ -69,11 +74,16 @@ public final class Runner: Sendable {
         { index in box.value?.begin(index) }
     }
 
-    /// Runs every task to a terminal state and returns what happened. Call once.
+    /// Runs every task to a terminal state and returns what happened: sets the executor up, runs the
+    /// tasks on it, and releases it. Call once.
     public func run() async -> RunSummary {
         events.yield(.started(RunStart(pipelineFile: graph.pipeline.file, taskCount: graph.nodes.count,
                                              jobs: configuration.jobs, time: Date())))
+        // The executor sets up (a cluster may take a while to grant an allocation) while the pass before
+        // the run finds what is up to date; no task starts before both are done.
+        async let executorReady: Void = prepareExecutor()
         prepareTasks()
+        await executorReady
         let step = state.withLock { book in
             let transitions = book.plan.begin()
             emit(transitions, in: &book)
@@ -89,7 +99,9 @@ public final class Runner: Sendable {
             if finished { waiter.resume() }
         }
         await runPipelineHook()
-        let summary = makeSummary()
+        let executorNotes = await finishExecutor()
+        var summary = makeSummary()
+        summary.executorNotes = executorNotes
         events.yield(.finished(summary))
         events.finish()
         return summary
@@ -245,7 +257,7 @@ public final class Runner: Sendable {
             exitCode: exitCode, error: error, duration: duration)
         transition.reason = reason(index, from: from, to: to, in: book)
         // Only a cluster run fills the table: a local run skips a hash and probe per event.
-        if !book.slurmJobs.isEmpty { transition.slurmJob = book.slurmJobs[index] }
+        if !book.executorJobs.isEmpty { transition.executorJob = book.executorJobs[index] }
         return transition
     }
 

@@ -1,12 +1,63 @@
-/// Starts the work of tasks; the local shell executor is one, a cluster executor could be another.
+import TaskGraph
+
+/// Starts the work of tasks, and owns the life of a run on it; the local shell executor is one, the Slurm
+/// executor another.
 ///
-/// Implementations must be safe to call from any thread and must never block: `start` begins the work
-/// and returns; the reporter hears of output and of the end.
-public protocol TaskExecutor: Sendable {
+/// The `Runner` calls `prepare()` once before the run's first task starts, `start` for each attempt,
+/// `cancel()` when a signal stops the run, and `finish()` once the last task has ended. Only the executor
+/// knows what each needs (an allocation, a queue of batch jobs, nothing at all): the caller makes it and
+/// hands it to the Runner.
+///
+/// `start` and `cancel` must be safe to call from any thread and must never block: they are called on the
+/// thread that starts tasks or stops the run (the event loop's, for a signal). `prepare` and `finish` may
+/// block; the Runner calls them on a worker thread.
+public protocol TaskExecutor: TaskDescribing {
+    /// Sets the run up on the executor before its first task starts (Slurm: the run's allocation and its
+    /// worker steps); it may wait, for as long as a cluster takes to grant what it asks for.
+    /// - Returns: lines telling the user where the run goes, in the order they were said.
+    /// - Throws: when the run cannot go to this executor; the Runner then starts no task.
+    func prepare() throws -> [String]
+
     /// Begins one attempt.
     /// - Returns: a handle to stop the work early.
     /// - Throws: only when the work could not begin at all (then the reporter is not called).
     func start(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution
+
+    /// A signal asks the run to stop (Ctrl-C, SIGTERM), before the Runner stops the executing attempts.
+    /// Must not block: work that may (Slurm's `scancel`) goes to the executor's own worker thread.
+    func cancel()
+
+    /// Releases what the run held, once its last task has ended (Slurm: the allocation, the jobs left).
+    /// - Returns: lines for the summary: what was released or cancelled, and how.
+    func finish() -> [String]
+}
+
+extension TaskExecutor {
+    /// Nothing to set up.
+    public func prepare() throws -> [String] { [] }
+    /// Nothing beyond the attempts, which the Runner stops itself.
+    public func cancel() {}
+    /// Nothing to release.
+    public func finish() -> [String] { [] }
+}
+
+/// How an executor would run a pipeline's tasks, as the dry run (`run --dry-run`) shows it; it needs no
+/// cluster and starts nothing.
+public protocol TaskDescribing: Sendable {
+    /// The name of the plan's column that `describe` fills (`slurm`), or `nil` when the executor adds none.
+    var describedColumn: String? { get }
+
+    /// Lines above the plan: where the run as a whole would go.
+    func describeRun(of graph: TaskGraph) -> [String]
+
+    /// How the task of graph node `index` would run, for the plan's column; `nil` when there is no column.
+    func describe(node index: Int, of graph: TaskGraph) -> String?
+}
+
+extension TaskDescribing {
+    public var describedColumn: String? { nil }
+    public func describeRun(of graph: TaskGraph) -> [String] { [] }
+    public func describe(node index: Int, of graph: TaskGraph) -> String? { nil }
 }
 
 /// A running attempt, as the Runner may steer it.
@@ -29,9 +80,9 @@ public struct TaskReporter: Sendable {
     public var progress: @Sendable (Int64, Int64?) -> Void
     /// Called exactly once, after the last `output`.
     public var finished: @Sendable (TaskResult) -> Void
-    /// The attempt's id on a cluster scheduler (Slurm: `1234`, `1234.5`, `1234_7`), before `finished`;
-    /// local work never calls it.
-    public var slurmJob: @Sendable (String) -> Void = { _ in }
+    /// The attempt's id on the executor's scheduler (Slurm: `1234`, `1234.5`, `1234_7`), before `finished`;
+    /// local work never calls it. The events carry it as `slurm_job` (docs/events.md).
+    public var executorJob: @Sendable (String) -> Void = { _ in }
 
     public init(output: @escaping @Sendable (String) -> Void, progress: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in },
                 finished: @escaping @Sendable (TaskResult) -> Void) {

@@ -5,6 +5,7 @@ import Foundation
 import JobGraphSystem
 import PipelineModel
 import Reporters
+import SlurmExecutor
 import StateStore
 import Steps
 import TaskGraph
@@ -117,7 +118,7 @@ struct RunCommand: AsyncParsableCommand {
             configuration.keepGoing = keepGoing
             configuration.force = force
             let reasons = try forecast(of: graph, configuration: configuration).reasons
-            let printer = PlanPrinter(jobs: jobs, slurmMode: slurmMode)
+            let printer = PlanPrinter(jobs: jobs, executor: slurmMode.map { SlurmPlanDescription(mode: $0, jobs: jobs) })
             if json {
                 Console.standardOutput.write(line: printer.renderJSON(graph, processorCount: processorCount, reasons: reasons))
             } else {

@@ -98,14 +98,7 @@ final class RunContext {
         // A file that cannot be written (a full disk) is said once, when it happens, and again in the summary.
         let writeFailures = WriteFailures { failure in Console.standardError.write(line: "warning: \(failure)") }
         // A cluster that cannot take the run is refused before the run is recorded.
-        let localExecutor = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: writeFailures)
-        var slurm: SlurmExecutor?
-        if let mode = settings.slurmMode {
-            let executor = try slurmExecutor(mode: mode, graph: graph, configuration: configuration, local: localExecutor)
-            control.onStop = { executor.cancelRun() }
-            slurm = executor
-        }
-        let executor: any TaskExecutor = slurm ?? localExecutor
+        let executor = try makeExecutor(for: graph, configuration: configuration, writeFailures: writeFailures)
         let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
         Console.standardOutput.reportFailures(to: writeFailures)
         Console.standardError.reportFailures(to: writeFailures)
@@ -121,16 +114,15 @@ final class RunContext {
         observers.append(progressObserver(fileOutput: graph.pipeline.output, failures: writeFailures))
 
         let runner = Runner(graph: graph, configuration: configuration, executor: executor,
-                            history: recorder, expectedDurations: { [store = state.store] in expectedDurations(of: graph, from: store) })
+                            history: recorder, expectedDurations: { [store = state.store] in expectedDurations(of: graph, from: store) },
+                            executorMessages: { lines in Console.standardError.write(lines: lines) })
         control.attach(runner)
         async let summary = runner.run()
         await ObserverHub.drain(runner.events, into: observers, beforeDelivering: { recorder.flush() })
         var result = await summary
-        // Before the sweep: the Slurm executor's worker steps end here, and are not processes left behind.
-        let slurmNotes = slurm?.finish() ?? []
+        // After the run released its executor: the Slurm executor's worker steps are not processes left behind.
         result.leftBehind = stopLeftBehindProcesses(grace: configuration.terminationGrace)
         control.detach()
-        control.onStop = nil
         for problem in recorder.finish(result, endTime: Date()) {
             Console.standardError.write(line: "warning: \(problem)")
         }
@@ -139,11 +131,11 @@ final class RunContext {
         // record then. (`on_failure` follows a failure, which a replayed run never has.)
         let hasHook = graph.pipeline.onSuccess != nil
         keepReplay(replay, after: recorder, pipelineFile: graph.pipeline.file,
-                   eligible: slurm == nil && status == ExitStatus.success && !hasHook,
+                   eligible: settings.slurmMode == nil && status == ExitStatus.success && !hasHook,
                    build: result.endedWithEveryTaskDone(taskCount: graph.nodes.count)
                        ? NoOpReplay(everyTaskUpToDateIn: graph, configuration: configuration) : nil,
                    outputMode: graph.pipeline.output, content: graph.pipeline.contentDigest)
-        messageConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all) + slurmNotes)
+        messageConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all))
         if endsProcess {
             runner.leaveBookkeepingToExit()
             recorder.leaveFindingsToExit()
@@ -179,20 +171,18 @@ func stopLeftBehindProcesses(grace: Double) -> [RunSummary.LeftBehind] {
     return groups
 }
 
-/// The Slurm executor, after checking the cluster can take the run; a cluster that cannot ends the
-/// command with exit status 2 before anything runs.
-private func slurmExecutor(mode: SlurmMode, graph: TaskGraph, configuration: RunConfiguration,
-                           local: any TaskExecutor) throws -> SlurmExecutor {
-    do throws(SlurmSetupError) {
-        let cluster = try SlurmCluster.connect(environment: configuration.environment)
-        let problems = cluster.problems(in: graph, mode: mode, jobs: configuration.jobs)
-        if !problems.isEmpty { throw SlurmSetupError(problems) }
-        let executor = SlurmExecutor(cluster: cluster, graph: graph, mode: mode, jobs: configuration.jobs, local: local,
-                                     stateDirectory: configuration.stateDirectory, environment: configuration.environment)
-        Console.standardError.write(line: try executor.prepare())
-        return executor
-    } catch {
-        Console.standardError.write(lines: error.problems.map { "error: \($0)" })
-        throw ExitCode(ExitStatus.invalid)
+extension RunContext {
+    /// The executor the run's tasks go to: this machine's, or Slurm's after checking that the cluster can
+    /// take the run; a cluster that cannot ends the command with exit status 2 before anything runs.
+    private func makeExecutor(for graph: TaskGraph, configuration: RunConfiguration,
+                              writeFailures: WriteFailures) throws -> any TaskExecutor {
+        let local = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: writeFailures)
+        guard let mode = settings.slurmMode else { return local }
+        do throws(SlurmSetupError) {
+            return try SlurmExecutor.connect(graph: graph, mode: mode, configuration: configuration, local: local)
+        } catch {
+            Console.standardError.write(lines: error.problems.map { "error: \($0)" })
+            throw ExitCode(ExitStatus.invalid)
+        }
     }
 }

@@ -14,14 +14,6 @@ import Glibc
 final class RunControlRelay: Sendable {
     private let runner = Locked<(current: Runner?, pendingStop: RunStop?)>((nil, nil))
     private let idleHandler = Locked<(@Sendable (ProcessSignal) -> Void)?>(nil)
-    private let stopHook = Locked<(@Sendable () -> Void)?>(nil)
-
-    /// Called when a signal asks a run to stop, before the runner hears of it (the Slurm executor cancels
-    /// the run's jobs there, in one call).
-    var onStop: (@Sendable () -> Void)? {
-        get { stopHook.withLock { $0 } }
-        set { stopHook.withLock { $0 = newValue } }
-    }
 
     func attach(_ runner: Runner) { self.runner.withLock { $0.current = runner } }
 
@@ -56,12 +48,8 @@ final class RunControlRelay: Sendable {
             return
         }
         switch signal {
-        case .interrupt:
-            onStop?()
-            runner.control(.interrupt)
-        case .terminate:
-            onStop?()
-            runner.control(.terminate)
+        case .interrupt: runner.control(.interrupt)
+        case .terminate: runner.control(.terminate)
         case .user1: runner.control(.suspend)
         case .user2: runner.control(.resume)
         case .terminalStop:

@@ -109,32 +109,4 @@ extension Pipeline {
         if let queue = task.queue.flatMap({ self.queue(named: $0.value) }) { spec = spec.overridden(by: queue.slurm) }
         return spec.overridden(by: task.slurm)
     }
-
-    /// Whether allocation mode runs the tasks in long-lived worker steps, one per `--jobs` slot: when no
-    /// task that runs on the cluster is a `parallel` group (it may hold several slots' CPUs) or has
-    /// `srun_args`. Otherwise each task gets a job step of its own, since workers hold their CPUs all run.
-    public var slurmRunsInWorkerSteps: Bool {
-        tasks.allSatisfy { task in
-            guard task.runsOnCluster else { return true }
-            if case .parallel = task.action { return false }
-            return (slurm(for: task).srunArgs ?? []).isEmpty
-        }
-    }
-
-    /// The CPUs each slot of a run's allocation gets: the most any task that runs on the cluster asks for.
-    public var slurmCPUsPerSlot: Int {
-        tasks.filter(\.runsOnCluster).map { slurm(for: $0).cpus ?? 1 }.max() ?? 1
-    }
-}
-
-extension TaskSpec {
-    /// Whether the task's work goes to the cluster under the Slurm executor: shell commands that are not a
-    /// service. A service's address must be known here, and built-in steps run in jobgraph's process.
-    public var runsOnCluster: Bool {
-        guard service == nil else { return false }
-        switch action {
-        case .run, .parallel: return true
-        case .download, .filter: return false
-        }
-    }
 }

@@ -81,7 +81,7 @@ public final class JSONLinesReporter: RunObserver {
             line.addIfPresent("error", transition.error)
             line.addIfPresent("duration", transition.duration)
             line.addIfPresent("reason", transition.reason)
-            line.addIfPresent("slurm_job", transition.slurmJob)
+            line.addIfPresent("slurm_job", transition.executorJob)
             emit(line)
         case .progress(let task, let bytes, let total):
             let time = now()

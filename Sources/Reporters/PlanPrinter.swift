@@ -8,58 +8,33 @@ import TaskGraph
 public struct PlanPrinter: Sendable {
     /// The overall limit the run would use (`--jobs`).
     public var jobs: Int
-    /// Set when the run would go to Slurm (`--executor slurm`): the plan then shows each task's Slurm options.
-    public var slurmMode: SlurmMode?
+    /// What tells how the run's executor would run each task (`--executor slurm`: its Slurm options), in
+    /// lines above the table and a column of its own; `nil` for the local executor, which adds none.
+    public var executor: (any TaskDescribing)?
 
-    public init(jobs: Int, slurmMode: SlurmMode? = nil) {
+    public init(jobs: Int, executor: (any TaskDescribing)? = nil) {
         self.jobs = jobs
-        self.slurmMode = slurmMode
+        self.executor = executor
     }
 
     /// The plan as a title and a table, one row per task in an order they could start.
     /// - Parameter reasons: per graph node, why it would run or not (`RunForecast`): a `reason` column.
     public func render(_ graph: TaskGraph, processorCount: Int, reasons: [RunReason]? = nil) -> [String] {
         let layout = QueueLayout(graph: graph, jobs: jobs, processorCount: processorCount)
+        let column = executor?.describedColumn
         var table = TextTable(header: ["step", "task", "queue", "priority", "qos", "needs", "notes"]
-                              + (reasons == nil ? [] : ["reason"]) + (slurmMode == nil ? [] : ["slurm"]))
+                              + (reasons == nil ? [] : ["reason"]) + (column.map { [$0] } ?? []))
         for entry in entries(graph, layout: layout, reasons: reasons) {
             let step: String = entry.step.map(String.init) ?? "-"
             let needs: String = entry.needs.isEmpty ? "-" : entry.needs.joined(separator: ", ")
             var row: [String] = [step, entry.task, entry.queue, entry.priority, entry.qos, needs, entry.notes.joined(separator: "; ")]
             if let reason = entry.reason { row.append(reason) }
-            if let slurm = entry.slurm { row.append(slurm) }
+            if let described = entry.executor { row.append(described.text) }
             table.rows.append(row)
         }
         let queueCount = Set(layout.queueOfTask).count
         let title = "plan for \(graph.pipeline.file): \(plural(graph.nodes.count, "task")) on \(plural(queueCount, "queue")), at most \(jobs) at once"
-        return [title] + slurmHeader(graph) + table.render()
-    }
-
-    /// Where the tasks go, in one line above the table.
-    private func slurmHeader(_ graph: TaskGraph) -> [String] {
-        guard let slurmMode else { return [] }
-        let spec = graph.pipeline.slurm ?? SlurmSpec()
-        switch slurmMode {
-        case .allocation:
-            let cpus = graph.nodes.map { graph.pipeline.slurm(for: $0.spec).cpus ?? 1 }.max() ?? 1
-            return ["on Slurm, allocation mode: salloc --no-shell \(spec.allocationArguments(jobs: jobs, cpusPerTask: cpus).joined(separator: " "))"
-                + (graph.pipeline.slurmRunsInWorkerSteps ? "; a worker step per slot runs the tasks (srun --exact -n1)" : "; each task a step (srun --exact -n1)")]
-        case .jobs:
-            return ["on Slurm, jobs mode: one sbatch per task, at most \(spec.queueSize ?? 100) queued at once"]
-        }
-    }
-
-    /// A task's Slurm options, or where it runs instead.
-    private func slurmColumn(for index: Int, in graph: TaskGraph, mode: SlurmMode) -> String {
-        let node = graph.nodes[index]
-        switch node.spec.action {
-        case .download, .filter: return "runs in jobgraph's process"
-        case .run, .parallel: break
-        }
-        if node.spec.service != nil { return "service: runs locally" }
-        let niceness = (graph.qualityOfService(ofNode: index) ?? .default).niceness
-        return graph.pipeline.slurm(for: node.spec).taskArguments(mode: mode, niceness: niceness, timeout: node.spec.timeout)
-            .joined(separator: " ")
+        return [title] + (executor?.describeRun(of: graph) ?? []) + table.render()
     }
 
     /// `run --dry-run --json`: the plan as one JSON document, each task with the decision and reason.
@@ -86,9 +61,15 @@ public struct PlanPrinter: Sendable {
             return PlanEntry(step: step, task: node.displayName, queue: layout.names[layout.queueOfTask[index]],
                              priority: node.spec.priority.rawValue, qos: (graph.qualityOfService(ofNode: index) ?? .default).rawValue,
                              needs: graph.dependencies[index].map { graph.nodes[$0].id.rawValue }, notes: notes(for: node),
-                             slurm: slurmMode.map { slurmColumn(for: index, in: graph, mode: $0) },
+                             executor: describedExecutor(index, in: graph),
                              decision: reason?.decision, reason: reason?.description)
         }
+    }
+
+    /// What the executor says of the task of node `index`, under the name of its column.
+    private func describedExecutor(_ index: Int, in graph: TaskGraph) -> PlanEntry.Described? {
+        guard let executor, let column = executor.describedColumn else { return nil }
+        return PlanEntry.Described(column: column, text: executor.describe(node: index, of: graph) ?? "")
     }
 
     private func notes(for node: TaskNode) -> [String] {
@@ -130,6 +111,12 @@ private struct PlanDocument: Encodable {
 
 /// One task of the plan.
 private struct PlanEntry: Encodable {
+    /// What the executor says of a task, and the name of the column (and JSON key) it goes under.
+    struct Described {
+        var column: String
+        var text: String
+    }
+
     /// `nil` for a task that only a failure would start.
     var step: Int?
     var task: String
@@ -138,8 +125,31 @@ private struct PlanEntry: Encodable {
     var qos: String
     var needs: [String]
     var notes: [String]
-    /// The task's Slurm options, when the run would go to Slurm.
-    var slurm: String?
+    /// When the run's executor describes its tasks (`--executor slurm`).
+    var executor: Described?
     var decision: RunReason.Decision?
     var reason: String?
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// As a synthesized encoding would, with the executor's text under its column's name.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encodeIfPresent(step, forKey: Key("step"))
+        try container.encode(task, forKey: Key("task"))
+        try container.encode(queue, forKey: Key("queue"))
+        try container.encode(priority, forKey: Key("priority"))
+        try container.encode(qos, forKey: Key("qos"))
+        try container.encode(needs, forKey: Key("needs"))
+        try container.encode(notes, forKey: Key("notes"))
+        if let executor { try container.encode(executor.text, forKey: Key(executor.column)) }
+        try container.encodeIfPresent(decision, forKey: Key("decision"))
+        try container.encodeIfPresent(reason, forKey: Key("reason"))
+    }
 }

@@ -10,6 +10,7 @@ import PipelineModel
 ///     error: expected 2, got 3
 /// 2 processes left behind by task `daemon` were stopped
 /// interrupted by SIGINT
+/// slurm: cancelled 2 jobs (41 42) with one scancel
 /// ```
 public struct SummaryPrinter: Sendable {
     /// Terminal states in the contract's order, then the states only a stopped run leaves tasks in.
@@ -65,7 +66,7 @@ public struct SummaryPrinter: Sendable {
             }
         }
         if let stop = summary.stop { lines.append(RunText.stopped(stop)) }
-        return lines
+        return lines + summary.executorNotes
     }
 
     /// `2 processes left behind by task `daemon` were stopped`.

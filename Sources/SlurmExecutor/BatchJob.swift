@@ -128,7 +128,7 @@ final class BatchJob: TaskExecution, Sendable {
         if work.attempt == 1, let size = (try? FileManager.default.attributesOfItem(atPath: work.logPath))?[.size] as? UInt64, size == 0 {
             unlink(work.logPath)  // as locally: a silent task leaves no log
         }
-        if let id { reporter.slurmJob(id) }
+        if let id { reporter.executorJob(id) }
         reporter.finished(result)
     }
 

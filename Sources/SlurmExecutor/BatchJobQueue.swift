@@ -83,9 +83,10 @@ final class BatchJobQueue: Sendable {
     }
 
     /// Ctrl-C, SIGTERM or the end of the run: every live job of the run in one `scancel`, and nothing
-    /// waiting is submitted. Blocks until `scancel` returns.
-    /// - Returns: a line for the summary, or `nil` when no job was live.
-    func cancelEverything() -> String? {
+    /// waiting is submitted. Returns at once: the jobs are marked cancelled here, so that no pass cancels
+    /// them again, and `scancel` runs on the mode's queue, which then hands `note` its line for the summary
+    /// (none when no job was live).
+    func cancelEverything(note: @escaping @Sendable (String) -> Void) {
         let (ids, unsent) = state.withLock { state -> ([String], [BatchJob]) in
             let ids = state.live.keys.filter { !state.cancelled.contains($0) }.sorted()
             state.cancelled.formUnion(ids)
@@ -94,12 +95,20 @@ final class BatchJobQueue: Sendable {
             return (ids, state.waiting)
         }
         for job in unsent { queue.async { job.rejected("stopped before it was submitted to Slurm") } }
-        guard !ids.isEmpty else { return nil }
-        let output = try? cluster.scancel.run(ids)  // a failure is reported below
-        schedulePass(after: 0)
-        return output?.succeeded == true
-            ? "slurm: cancelled \(ids.count) job\(ids.count == 1 ? "" : "s") (\(ids.joined(separator: " "))) with one scancel"
-            : "slurm: scancel failed: \(output?.message ?? "not run")"
+        guard !ids.isEmpty else { return }
+        queue.async { [self] in
+            let output = try? cluster.scancel.run(ids)  // a failure is reported below
+            note(output?.succeeded == true
+                ? "slurm: cancelled \(ids.count) job\(ids.count == 1 ? "" : "s") (\(ids.joined(separator: " "))) with one scancel"
+                : "slurm: scancel failed: \(output?.message ?? "not run")")
+            schedulePass(after: 0)
+        }
+    }
+
+    /// Waits until the commands handed to the queue so far have run (a `cancelEverything`'s `scancel`).
+    /// Blocks: call it from a worker thread.
+    func waitForCommands() {
+        queue.sync {}
     }
 
     private func schedulePass(after delay: Double) {

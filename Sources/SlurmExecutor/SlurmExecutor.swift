@@ -17,6 +17,9 @@ import TaskGraph
 ///
 /// What is not a cluster command stays here: built-in downloads and filters, conditions and hooks
 /// (checked where jobgraph runs) and services (their address must be known to the tasks that need them).
+///
+/// The Runner drives the run's life on the cluster (`TaskExecutor`): `prepare()` obtains the allocation,
+/// `cancel()` stops the batch jobs after Ctrl-C or SIGTERM, and `finish()` releases what is left.
 public final class SlurmExecutor: TaskExecutor {
     private let cluster: SlurmCluster
     private let graph: TaskGraph
@@ -36,6 +39,20 @@ public final class SlurmExecutor: TaskExecutor {
     private let workers = Locked<[StepWorker]>([])
     /// Ctrl-C or SIGTERM came: the summary says the allocation was cancelled, not released.
     private let interrupted = Locked(false)
+    private let plan: SlurmPlanDescription
+
+    /// The executor for a run of `graph`, after checking that the cluster can take it: its client
+    /// programs are found on the configuration's `PATH`, and its controller names its partitions.
+    /// - Parameter local: runs what stays on this machine, and in allocation mode the local `srun` of each step.
+    /// - Throws: every reason the cluster cannot take the run, before anything runs.
+    public static func connect(graph: TaskGraph, mode: SlurmMode, configuration: RunConfiguration,
+                               local: any TaskExecutor) throws(SlurmSetupError) -> SlurmExecutor {
+        let cluster = try SlurmCluster.connect(environment: configuration.environment)
+        let problems = cluster.problems(in: graph, mode: mode, jobs: configuration.jobs)
+        if !problems.isEmpty { throw SlurmSetupError(problems) }
+        return SlurmExecutor(cluster: cluster, graph: graph, mode: mode, jobs: configuration.jobs, local: local,
+                             stateDirectory: configuration.stateDirectory, environment: configuration.environment)
+    }
 
     /// - Parameters:
     ///   - local: runs what stays on this machine, and in allocation mode the local `srun` of each step.
@@ -48,6 +65,7 @@ public final class SlurmExecutor: TaskExecutor {
         self.jobs = jobs
         self.local = local
         self.environment = environment
+        plan = SlurmPlanDescription(mode: mode, jobs: jobs)
         workDirectory = stateDirectory + "/slurm"
         var clusterTasks: [String: (task: TaskSpec, slurm: SlurmSpec)] = [:]
         for task in graph.pipeline.tasks where task.runsOnCluster {
@@ -61,16 +79,18 @@ public final class SlurmExecutor: TaskExecutor {
             : nil
     }
 
-    /// Makes the work folder and, in allocation mode, obtains the allocation (waiting until it is granted).
+    /// Makes the work folder and, in allocation mode, obtains the allocation (waiting until it is granted)
+    /// and starts its worker steps. The Runner calls it on a worker thread, before the first task starts.
     /// - Returns: a line for the user.
-    public func prepare() throws(SlurmSetupError) -> String {
+    /// - Throws: `SlurmSetupError` when the folder cannot be made or Slurm refuses the allocation.
+    public func prepare() throws -> [String] {
         do {
             try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
         } catch {
             throw SlurmSetupError(["cannot create '\(workDirectory)': \(error)"])
         }
         guard mode == .allocation else {
-            return "slurm: one batch job per task, at most \(batch?.queueSize ?? 100) queued at once"
+            return ["slurm: one batch job per task, at most \(batch?.queueSize ?? 100) queued at once"]
         }
         let top = graph.pipeline.slurm ?? SlurmSpec()
         let cpus = graph.pipeline.slurmCPUsPerSlot
@@ -86,7 +106,7 @@ public final class SlurmExecutor: TaskExecutor {
         }
         allocation.withLock { $0 = job }
         guard graph.pipeline.slurmRunsInWorkerSteps else {
-            return "slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); each task runs as a job step in it"
+            return ["slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); each task runs as a job step in it"]
         }
         let marker = "jobgraph-" + String(UInt64.random(in: 1...UInt64.max), radix: 36)
         var started: [StepWorker] = []
@@ -99,7 +119,7 @@ public final class SlurmExecutor: TaskExecutor {
             }
         }
         workers.withLock { $0 = started }
-        return "slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); \(started.count) worker steps in it run the tasks"
+        return ["slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); \(started.count) worker steps in it run the tasks"]
     }
 
     /// `salloc: Granted job allocation 1234` → `1234`.
@@ -156,10 +176,10 @@ public final class SlurmExecutor: TaskExecutor {
                 let text = (try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? ""  // no file: the step never began
                 unlink(statusFile)
                 let recorded = TaskScript.read(text, commands: commands)
-                if let id = recorded.slurmID { reporter.slurmJob(id) }
+                if let id = recorded.slurmID { reporter.executorJob(id) }
                 reporter.finished(Self.outcome(local: result, recorded: recorded.result, slurmError: slurmError.withLock { $0 }))
             })
-        stepReporter.slurmJob = reporter.slurmJob
+        stepReporter.executorJob = reporter.executorJob
         return try local.start(step, reporter: stepReporter)
     }
 
@@ -176,41 +196,53 @@ public final class SlurmExecutor: TaskExecutor {
         return .failed(exitCode: code, reason: "the Slurm step was stopped")
     }
 
-    /// Ctrl-C, SIGTERM. Safe from any thread. Jobs mode: stops every job of the run in one `scancel`.
-    /// Allocation mode: the Runner stops the executing tasks as it stops local ones, and the allocation
-    /// stays until `finish()`, so that `when: always` tasks still run in it (contract: SIGINT).
-    public func cancelRun() {
+    /// Ctrl-C, SIGTERM; safe from any thread, and never blocks. Jobs mode: stops every job of the run in
+    /// one `scancel`, run on the jobs' own queue. Allocation mode: the Runner stops the executing tasks as
+    /// it stops local ones, and the allocation stays until `finish()`, so that `when: always` tasks still
+    /// run in it (contract: SIGINT).
+    public func cancel() {
         interrupted.withLock { $0 = true }
         if batch != nil { cancelEverything(verb: "cancelled") }
     }
 
-    /// Releases the allocation, or cancels what is left of the batch jobs, after the run.
+    /// Releases the allocation, or cancels what is left of the batch jobs, after the run; blocks until
+    /// Slurm has answered.
     /// - Returns: lines for the summary: what was cancelled or released, and how.
     public func finish() -> [String] {
         let workers = self.workers.withLock { $0 }
         for worker in workers { worker.close() }
         for worker in workers { worker.waitForEnd(seconds: 5) }
         cancelEverything(verb: interrupted.withLock { $0 } ? "cancelled" : "released")
+        batch?.waitForCommands()
         return notes.withLock { $0 }
     }
 
+    /// Cancels everything of the run, once: in jobs mode on the jobs' queue (this returns at once), in
+    /// allocation mode here (only `finish()` gets here then).
     private func cancelEverything(verb: String) {
         let first = cancelled.withLock { value -> Bool in
             defer { value = true }
             return !value
         }
         guard first else { return }
-        var note: String?
         if let batch {
-            note = batch.cancelEverything()
+            batch.cancelEverything { [notes] note in notes.withLock { $0.append(note) } }
         } else if let job = allocation.withLock({ $0 }) {
             let output = try? cluster.scancel.run([job])  // a failure is reported below
-            note = output?.succeeded == true
+            let note = output?.succeeded == true
                 ? "slurm: \(verb) allocation \(job)\(verb == "cancelled" ? " with all its steps" : "") (one scancel)"
                 : "slurm: scancel \(job) failed: \(output?.message ?? "not run")"
+            notes.withLock { $0.append(note) }
         }
-        if let note { notes.withLock { $0.append(note) } }
     }
+
+    // MARK: - TaskDescribing: the dry run shows what `start` would pass
+
+    public var describedColumn: String? { plan.describedColumn }
+
+    public func describeRun(of graph: TaskGraph) -> [String] { plan.describeRun(of: graph) }
+
+    public func describe(node index: Int, of graph: TaskGraph) -> String? { plan.describe(node: index, of: graph) }
 
     /// The task's name as a file name: `photo[3]` → `photo_3_`.
     static func fileName(_ id: TaskID) -> String {

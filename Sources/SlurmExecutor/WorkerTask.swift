@@ -79,7 +79,7 @@ final class WorkerTask: TaskExecution, @unchecked Sendable {
         let text = (try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? ""  // no file: the commands never began
         unlink(statusFile)
         let recorded = TaskScript.read(text, commands: commands)
-        if let id = recorded.slurmID { reporter.slurmJob(id) }
+        if let id = recorded.slurmID { reporter.executorJob(id) }
         let local: TaskResult = if timedOut {
             .failed(exitCode: nil, reason: "timed out after \(DurationText.text(forSeconds: work.timeout ?? 0))")
         } else if status == 0 {

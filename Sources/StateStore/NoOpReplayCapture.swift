@@ -61,7 +61,7 @@ private struct Gathered {
     /// Keeps only the pattern `NoOpReplay` repeats, task after task: `pending -> ready`, `ready -> executing`,
     /// `executing -> up-to-date`, attempt 1, no exit code, error or Slurm job, the same reason on the last two.
     private mutating func note(_ transition: TaskTransition) {
-        guard transition.attempt == 1, transition.exitCode == nil, transition.error == nil, transition.slurmJob == nil else {
+        guard transition.attempt == 1, transition.exitCode == nil, transition.error == nil, transition.executorJob == nil else {
             isReplayable = false
             return
         }

@@ -37,7 +37,7 @@ import PipelineModel
                                     to: .failed, attempt: 2, queue: "build", exitCode: 2, error: "exit status 2\n\"quoted\"",
                                     duration: 1.25)
         failed.reason = "input 'a.c' changed"
-        failed.slurmJob = "1234_7"
+        failed.executorJob = "1234_7"
         reporter.observe(.transition(failed))
         reporter.observe(.output(task: "compile[a]", line: "not in the event stream"))
         reporter.observe(Events.transition("up", .pending, .upToDate, at: 1.75))

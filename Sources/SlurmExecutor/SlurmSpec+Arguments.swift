@@ -1,12 +1,14 @@
+import PipelineModel
+
 extension SlurmSpec {
     /// The options of one task's batch job (jobs mode) or job step (allocation mode), as `sbatch`/`srun`
-    /// arguments; the dry run shows the same list the executor passes.
+    /// arguments; the dry run shows the same list the executor passes (`SlurmPlanDescription`).
     /// - Parameters:
     ///   - niceness: from the task's QoS; a job's `--nice` orders the queue. The process's niceness on the
     ///     node comes from the submitting `sbatch` or `srun` through `PropagatePrioProcess`.
     ///   - timeout: jobgraph's own timeout in seconds; without a `time`, `--time` becomes a backstop a
     ///     minute beyond it.
-    public func taskArguments(mode: SlurmMode, niceness: Int32, timeout: Double?) -> [String] {
+    func taskArguments(mode: SlurmMode, niceness: Int32, timeout: Double?) -> [String] {
         var arguments: [String] = []
         if mode == .jobs {
             if let partition { arguments.append("--partition=\(partition)") }
@@ -23,7 +25,7 @@ extension SlurmSpec {
     }
 
     /// The options of the run's allocation (allocation mode): `jobs` tasks of the most CPUs any task asks for.
-    public func allocationArguments(jobs: Int, cpusPerTask: Int) -> [String] {
+    func allocationArguments(jobs: Int, cpusPerTask: Int) -> [String] {
         var arguments: [String] = ["--ntasks=\(jobs)", "--cpus-per-task=\(cpusPerTask)"]
         if let partition { arguments.append("--partition=\(partition)") }
         if let account { arguments.append("--account=\(account)") }
@@ -34,10 +36,40 @@ extension SlurmSpec {
     }
 
     /// Seconds as Slurm's `[D-]H:MM:SS`, rounded up to whole minutes (Slurm's unit).
-    public static func slurmTime(seconds: Double) -> String {
+    static func slurmTime(seconds: Double) -> String {
         let minutes = Int((seconds / 60).rounded(.up))
         let days = minutes / 1440, hours = minutes % 1440 / 60, rest = minutes % 60
         let clock = "\(hours):\(rest < 10 ? "0" : "")\(rest):00"
         return days > 0 ? "\(days)-\(clock)" : clock
+    }
+}
+
+extension Pipeline {
+    /// Whether allocation mode runs the tasks in long-lived worker steps, one per `--jobs` slot: when no
+    /// task that runs on the cluster is a `parallel` group (it may hold several slots' CPUs) or has
+    /// `srun_args`. Otherwise each task gets a job step of its own, since workers hold their CPUs all run.
+    var slurmRunsInWorkerSteps: Bool {
+        tasks.allSatisfy { task in
+            guard task.runsOnCluster else { return true }
+            if case .parallel = task.action { return false }
+            return (slurm(for: task).srunArgs ?? []).isEmpty
+        }
+    }
+
+    /// The CPUs each slot of a run's allocation gets: the most any task that runs on the cluster asks for.
+    var slurmCPUsPerSlot: Int {
+        tasks.filter(\.runsOnCluster).map { slurm(for: $0).cpus ?? 1 }.max() ?? 1
+    }
+}
+
+extension TaskSpec {
+    /// Whether the task's work goes to the cluster under the Slurm executor: shell commands that are not a
+    /// service. A service's address must be known here, and built-in steps run in jobgraph's process.
+    var runsOnCluster: Bool {
+        guard service == nil else { return false }
+        switch action {
+        case .run, .parallel: return true
+        case .download, .filter: return false
+        }
     }
 }
