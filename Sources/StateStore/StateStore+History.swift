@@ -74,6 +74,18 @@ extension StateStore {
                     }
                 }
             }
+            // Under the database's lock, as `hasRecordedRun` reads them: a task whose runs are all dropped
+            // since still counts as one that ran, until the process ends.
+            recordedTasks.withLock { recorded in
+                guard recorded != nil else { return }
+                for write in writes {
+                    switch write {
+                    case .started(let task): recorded?.insert(task.rawValue)
+                    case .ended(let record, _), .endedUntracked(let record, _): recorded?.insert(record.task.rawValue)
+                    case .dropOldRuns: break
+                    }
+                }
+            }
         }
     }
 

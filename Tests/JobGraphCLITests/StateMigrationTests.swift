@@ -72,7 +72,7 @@ struct StateMigrationTests {
         #expect(report.status == 0, "\(report.standardError)")
     }
 
-    @Test func theReplaysTablesTriggersAndColumnsAreGone() async throws {
+    @Test func theReplaysTablesTriggersAndColumnsAreGoneAndTheIndexByTaskToo() async throws {
         let folder = try folderWithVersion7State()
         defer { folder.remove() }
         #expect(try await folder.history().status == 0)
@@ -80,10 +80,11 @@ struct StateMigrationTests {
             print(database.execute("PRAGMA user_version").fetchone()[0])
             print(",".join(row[0] for row in database.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")))
             print(database.execute("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'").fetchone()[0])
+            print(",".join(row[0] for row in database.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")))
             print(",".join(row[1] for row in database.execute("PRAGMA table_info(runs)")))
             print(database.execute("PRAGMA integrity_check").fetchone()[0])
             """, in: folder).split(separator: "\n") == [
-                "8", "files,runs,task_attempts,task_fingerprints,task_inputs,task_runs", "0",
+                "8", "files,runs,task_attempts,task_fingerprints,task_inputs,task_runs", "0", "runs_by_pipeline",
                 "id,pipeline,started_at,ended_at,outcome,task_count,jobs,critical_path", "ok",
             ])
     }
