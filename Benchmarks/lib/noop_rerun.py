@@ -5,20 +5,16 @@ The same layered graph (generate.py, fixed seed) in each tool's format, every ta
 its needs' outputs as inputs: jobgraph's tasks declare `inputs` and `outputs`, ninja's edges have
 implicit dependencies, make's rules prerequisites, go-task's tasks `sources` and `generates`. Each tool
 first builds the graph (timed, for information), then reruns it, the tools in alternation, in four rounds
-of `--runs` reruns each:
+of `--runs` reruns each. jobgraph takes one path in every round: it loads the file and checks every task
+(docs/state.md); the rounds differ in what came before the rerun.
 
-  first      the rerun a user makes right after a build. jobgraph replays the verdict the build recorded
-             (docs/state.md). Before each of these reruns but the first, jobgraph's outputs are deleted and
-             it builds the graph again (not timed).
+  first      the rerun a user makes right after a build. Before each of these reruns but the first,
+             jobgraph's outputs are deleted and it builds the graph again (not timed).
   commented  a rerun after a comment line was added to each tool's build file (a new one each time): other
-             bytes that say the same. jobgraph reads the file with libyaml alone to tell that its content is
-             the one the recorded verdict rests on, and replays the verdict; ninja, make and go-task read
-             their file as on every run.
+             bytes that say the same.
   checked    a rerun after a change to each tool's build file that changes no task: for jobgraph a new
-             anchor on `version` (other YAML content, the same pipeline), for the others a comment. jobgraph
-             loads the file and checks every task, as after any change it cannot see through, and records
-             the verdict; the others read their file as on every run.
-  later      the same command again, the file unchanged: jobgraph replays the verdict that rerun recorded.
+             anchor on `version` (other YAML content, the same pipeline), for the others a comment.
+  later      the same command again, the file unchanged, after a rerun that found every task up to date.
 
 The other tools are not built again; each round measures the same work for them. The figures are the
 median of each round. A rerun counts only if the tool exits 0 and no file in `out/` changed (so it
@@ -68,7 +64,6 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
     for tool in tools:
         folder = os.path.join(work, tool)
         os.makedirs(os.path.join(folder, "out"), exist_ok=True)
-        # jobgraph's build records the verdict its rerun would reach.
         result = measure(all_commands[tool], folder, timeout=timeout)
         before[tool] = snapshot(folder)
         if result.status != 0 or result.timed_out or len(before[tool]) != size:
@@ -121,7 +116,7 @@ def measure_noop(tools, all_commands, work, size, runs, timeout=900, peak_rss=Fa
 
 def restate_version(path, anchor):
     """Puts `&anchor` on the pipeline's `version` (in place of any anchor there): other YAML content, but the
-    same pipeline, so jobgraph cannot replay the verdict it recorded and checks every task."""
+    same pipeline, so no task changes."""
     with open(path) as file:
         text = file.read()
     restated, count = re.subn(r"^version: (&\S+ )?", f"version: &{anchor} ", text, count=1, flags=re.M)

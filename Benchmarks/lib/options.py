@@ -115,7 +115,7 @@ OPTIONS = {
     "changes": dict(type=int, default=10, help="sources rewritten before each run but the first"),
     "sabotage": dict(action="store_true", help="damage an output once, to prove a violation is caught"),
     "edit_pipeline": dict(action="store_true",
-                          help="put a new anchor on the pipeline's version before each run but the first, so that none is replayed"),
+                          help="put a new anchor on the pipeline's version before each run but the first (other YAML, the same tasks)"),
     "binary": dict(help="the jobgraph binary to soak (as JOBGRAPH=PATH; default: a fresh release build)"),
     # download.sh
     "size_mb": dict(type=positive_int, default=200, help="size of the one large file, MB"),

@@ -25,10 +25,8 @@ standard output; the exit status is 1 on any violation.
             [--seed 1] [--dir DIR] [--keep] [--sabotage] [--edit-pipeline]
 
 `--edit-pipeline` puts a new anchor on the pipeline's `version` before each run but the first: other YAML
-content, the same pipeline. A run after no change would otherwise replay the verdict of the one before
-(docs/state.md), and so would a run after a comment was added; with the edit it checks every task, so
-kills land in the check before the run (on every core) and while a run that found every task up to date
-shares the previous run's history rows.
+content, the same pipeline, and no task changes, so each run loads the edited file and checks every task
+as a rerun after any edit does.
 
 `--sabotage` proves the checks can fail: after the first complete run it truncates an output behind
 jobgraph's back (keeping its time), which the next run wrongly reports up to date (jobgraph checks that

@@ -50,11 +50,4 @@ public struct RunSummary: Sendable {
 
     /// Whether some task failed without `allow_failure`.
     public var hasFailures: Bool { failures.contains { !$0.allowed } }
-
-    /// Whether each of the run's `taskCount` tasks succeeded or was up to date, with no failure, even an
-    /// allowed one, no stop and no process left behind: a build whose rerun may replay it (docs/state.md).
-    public func endedWithEveryTaskDone(taskCount: Int) -> Bool {
-        failures.isEmpty && stop == nil && leftBehind.isEmpty
-            && (counts[.succeeded] ?? 0) + (counts[.upToDate] ?? 0) == taskCount
-    }
 }

@@ -117,18 +117,13 @@ struct UpToDatePrepass {
 
     /// Why a task that is not decidable before the run waits for its start; `nil` for one that is.
     static func reasonDecidedAtStart(_ task: RunTask, node: TaskNode) -> RunReason? {
-        reasonDecidedAtStart(task.spec, node: node)
-    }
-
-    /// The same, for a task with this spec (a graph node's, or a fan-out item's).
-    static func reasonDecidedAtStart(_ spec: TaskSpec, node: TaskNode) -> RunReason? {
-        if spec.service != nil { return .service }
+        if task.spec.service != nil { return .service }
         if node.isDynamicFanOut { return .fanOutAtRunTime }
-        switch spec.when {
+        switch task.spec.when {
         case .failure: return .runsOnFailure
         case .always: return .runsAlways
         case .success: break
         }
-        return spec.conditions.isEmpty ? nil : .conditionsDecide
+        return task.spec.conditions.isEmpty ? nil : .conditionsDecide
     }
 }

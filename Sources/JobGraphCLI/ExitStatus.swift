@@ -19,13 +19,11 @@ public enum ExitStatus {
         RunExitStatus.of(summary, writeFailures: writeFailures)
     }
 
-    /// A replay's exit status, or the signal's when SIGINT or SIGTERM came during it (the replay, which
-    /// starts nothing, runs to its end: the run it repeats would have been stopped).
-    static func of(replayed status: Int32, stoppedBy stop: RunStop?) -> Int32 {
+    /// The status of a command that SIGINT or SIGTERM stopped before its run began.
+    static func of(stoppedBeforeTheRun stop: RunStop) -> Int32 {
         switch stop {
-        case .interrupt?: interrupted
-        case .terminate?: terminated
-        case nil: status
+        case .interrupt: interrupted
+        case .terminate: terminated
         }
     }
 }

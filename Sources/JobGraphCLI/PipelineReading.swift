@@ -30,22 +30,7 @@ func checkedSelection(_ options: PipelineOptions, tasks: [String]) throws -> (so
 /// with what they need), printing every problem; `nil` when there was an error.
 func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: String]) -> TaskGraph? {
     var diagnostics = Diagnostics()
-    return reportedSelection(source, variableOverrides: variableOverrides, diagnostics: &diagnostics)
-}
-
-/// As `reportedSelection(_:variableOverrides:)`, leaving what was found in `diagnostics` (a run with a
-/// warning is not replayed: the replay would not print it).
-/// - Parameters:
-///   - bytes: the pipeline file as already read, when it was; else it is read here.
-///   - digestingContent: with `bytes`, whether the pipeline's `contentDigest` is wanted (for a replay record).
-func reportedSelection(_ source: ResolvedPipeline, bytes: [UInt8]? = nil, digestingContent: Bool = false,
-                       variableOverrides: [String: String], diagnostics: inout Diagnostics) -> TaskGraph? {
-    var graph = if let bytes {
-        PipelineCheck.graph(bytes, file: source.file, variableOverrides: variableOverrides, digestingContent: digestingContent,
-                            diagnostics: &diagnostics)
-    } else {
-        PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
-    }
+    var graph = PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
     // A run that names no task runs the file's `default:`, else every task that is not `manual`.
     if let whole = graph, !diagnostics.hasErrors {
         graph = source.tasks.isEmpty ? whole.defaultSelection(diagnostics: &diagnostics)

@@ -79,35 +79,23 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let source = try pipeline.resolved(tasks: tasks)
-        // A no-op rerun whose verdict cannot have changed replays it (docs/state.md), before loading anything.
-        let replay = replayAttempt(for: source)
-        var replayContext: RunContext?
-        if let replay, NoOpReplayAttempt.mayHaveRecord(pipelineDirectory: source.directory) {
+        // With a state to check against, the run lock is taken first, so that the up-to-date checks' reads
+        // of the store go on on the other core while the pipeline loads (`StateStore.readUpToDateBatchAhead`).
+        var earlyContext: RunContext?
+        if !dryRun, !watch, !force, access(StateStore.databasePath(inPipelineDirectory: source.directory), F_OK) == 0 {
             let context = try RunContext(settings: runSettings, pipelineDirectory: source.directory, wait: wait, events: events)
-            if let record = await replay.validRecord(in: context.state.store), let finished = context.replay(record) {
-                let status = ExitStatus.of(replayed: finished.status, stoppedBy: context.control.takePendingStop())
-                context.close()
-                if status != ExitStatus.success { throw ExitCode(status) }
-                return
-            }
-            // The run's up-to-date checks read the store on the other core while the pipeline loads.
             context.state.store.readUpToDateBatchAhead()
-            replayContext = context
+            earlyContext = context
         }
-        var diagnostics = Diagnostics()
-        // Loaded from the bytes the replay attempt read: the file is read once, and the verdict recorded
-        // after the run is on the bytes the run loaded.
-        guard let graph = reportedSelection(source, bytes: replay?.pipelineBytes, digestingContent: replay != nil,
-                                            variableOverrides: pipeline.variableOverrides,
-                                            diagnostics: &diagnostics) else {
-            replayContext?.close()
+        guard let graph = reportedSelection(source, variableOverrides: pipeline.variableOverrides) else {
+            earlyContext?.close()
             throw ExitCode(ExitStatus.invalid)
         }
         // Signals are caught from the moment the context exists: one that came while the pipeline loaded
         // ends the command, as it would have ended it uncaught.
-        if let context = replayContext, let stop = context.control.takePendingStop() {
+        if let context = earlyContext, let stop = context.control.takePendingStop() {
             context.close()
-            throw ExitCode(ExitStatus.of(replayed: ExitStatus.success, stoppedBy: stop))
+            throw ExitCode(ExitStatus.of(stoppedBeforeTheRun: stop))
         }
         let processorCount = ProcessInfo.processInfo.activeProcessorCount
         let jobs = self.jobs ?? processorCount
@@ -128,14 +116,14 @@ struct RunCommand: AsyncParsableCommand {
         }
         var settings = runSettings
         settings.slurmMode = slurmMode
-        let context = try replayContext ?? RunContext(settings: settings, pipelineDirectory: source.directory, wait: wait, events: events)
+        let context = try earlyContext ?? RunContext(settings: settings, pipelineDirectory: source.directory, wait: wait, events: events)
         context.settings = settings
         defer { context.close() }
         let status: Int32
         if watch {
             status = try await WatchSession(context: context, source: source, variableOverrides: pipeline.variableOverrides).run(graph)
         } else {
-            status = try await context.runOnce(graph, replay: diagnostics.all.isEmpty ? replay : nil, endsProcess: true).status
+            status = try await context.runOnce(graph, endsProcess: true).status
         }
         if status != ExitStatus.success { throw ExitCode(status) }
     }
@@ -145,14 +133,3 @@ extension ProgressMode: ExpressibleByArgument {}
 extension OutputMode: ExpressibleByArgument {}
 extension ExecutorKind: ExpressibleByArgument {}
 extension SlurmMode: ExpressibleByArgument {}
-
-extension RunCommand {
-    /// The replay attempt of this command, or `nil` when its flags rule a replay out: `--force`,
-    /// `--dry-run`, `--watch`, `--explain`, `--trace` and `--executor slurm` change what a run does, or
-    /// show what a replay cannot know.
-    func replayAttempt(for source: ResolvedPipeline) -> NoOpReplayAttempt? {
-        guard !force, !dryRun, !watch, !explain, trace == nil, executor != .slurm else { return nil }
-        return NoOpReplayAttempt(pipelineFile: source.file, tasks: source.tasks, variables: pipeline.variables,
-                                 executor: executor?.rawValue ?? "", workingDirectory: FileManager.default.currentDirectoryPath)
-    }
-}

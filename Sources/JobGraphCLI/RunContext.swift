@@ -90,10 +90,8 @@ final class RunContext {
     }
 
     /// Runs `graph` once, with its progress shown and recorded, and prints the summary.
-    /// - Parameters:
-    ///   - replay: how to record the run's verdict for a replay when it allows one (`nil`: forget any).
-    ///   - endsProcess: the process exits after this run: what the run built is left for the exit to reclaim.
-    func runOnce(_ graph: TaskGraph, replay: NoOpReplayAttempt? = nil, endsProcess: Bool = false) async throws -> FinishedRun {
+    /// - Parameter endsProcess: the process exits after this run: what the run built is left for the exit to reclaim.
+    func runOnce(_ graph: TaskGraph, endsProcess: Bool = false) async throws -> FinishedRun {
         let configuration = self.configuration
         // A file that cannot be written (a full disk) is said once, when it happens, and again in the summary.
         let writeFailures = WriteFailures { failure in Console.standardError.write(line: "warning: \(failure)") }
@@ -110,7 +108,6 @@ final class RunContext {
         observers.append(AttemptRecorder(store: state.store, run: recorder.run,
                                          fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)), lost: recorder.noteLost))
         if let events = Self.eventsObserver(path: eventsPath, failures: writeFailures) { observers.append(events) }
-        if let replay { observers.append(replay.capture) }
         observers.append(progressObserver(fileOutput: graph.pipeline.output, failures: writeFailures))
 
         let runner = Runner(graph: graph, configuration: configuration, executor: executor,
@@ -127,18 +124,9 @@ final class RunContext {
             Console.standardError.write(line: "warning: \(problem)")
         }
         let status = ExitStatus.of(result, writeFailures: writeFailures)
-        // A run that finds every task up to date runs the pipeline's `on_success`, a replay runs nothing: no
-        // record then. (`on_failure` follows a failure, which a replayed run never has.)
-        let hasHook = graph.pipeline.onSuccess != nil
-        keepReplay(replay, after: recorder, pipelineFile: graph.pipeline.file,
-                   eligible: settings.slurmMode == nil && status == ExitStatus.success && !hasHook,
-                   build: result.endedWithEveryTaskDone(taskCount: graph.nodes.count)
-                       ? NoOpReplay(everyTaskUpToDateIn: graph, configuration: configuration) : nil,
-                   outputMode: graph.pipeline.output, content: graph.pipeline.contentDigest)
         messageConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all))
         if endsProcess {
             runner.leaveBookkeepingToExit()
-            recorder.leaveFindingsToExit()
             ExitReclaimed.park(graph)
         }
         return FinishedRun(summary: result, status: status)

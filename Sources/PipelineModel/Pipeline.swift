@@ -1,5 +1,4 @@
 import JobGraphBasics
-import YAMLNodes
 
 /// A checked pipeline file: what it says, as plain values, with the locations of what it names.
 public struct Pipeline: Sendable {
@@ -30,10 +29,6 @@ public struct Pipeline: Sendable {
     /// `default:`, the tasks a `run` that names none runs, in the order given; `nil` when the file does
     /// not say (such a run then runs every task that is not `manual`).
     public var defaultTasks: [Located<TaskID>]?
-    /// The `YAMLContentDigest` of the file the loader read this from, when asked to digest it: files that
-    /// differ only in comments and layout share it, and with the same `--var`s decode to the same pipeline.
-    /// `nil` otherwise.
-    public var contentDigest: YAMLContentDigest?
 
     public init(
         file: String, version: Int = 1, name: String? = nil, variables: [Variable] = [],

@@ -4,8 +4,7 @@ import Glibc
 
 /// What `stat(2)` says about a path, following symbolic links: enough to tell whether a file changed.
 struct FileStatus: Sendable, Equatable {
-    /// The raw values are what a replay record stores (`NoOpReplayRecord.body`).
-    enum Kind: Int64, Sendable, Equatable { case regular = 0, directory = 1, other = 2 }
+    enum Kind: Sendable, Equatable { case regular, directory, other }
 
     var kind: Kind
     /// Bytes.

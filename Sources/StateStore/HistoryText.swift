@@ -10,7 +10,7 @@ public enum HistoryText {
         var table = [["RUN", "STARTED", "OUTCOME", "DURATION", "TASKS"]]
         for run in report.runs {
             table.append(["#\(run.id)", timestamp(run.startedAt, in: timeZone), run.outcome.rawValue,
-                          run.duration.map(duration) ?? "-", taskSummary(run) + replayNote(run)])
+                          run.duration.map(duration) ?? "-", taskSummary(run)])
         }
         lines += aligned(table)
         if !report.slowestTasks.isEmpty {
@@ -36,12 +36,6 @@ public enum HistoryText {
                      (counts.succeeded, "succeeded"), (counts.upToDate, "up-to-date"), (counts.skipped, "skipped")]
             .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         return parts.isEmpty ? "no tasks" : parts.joined(separator: ", ")
-    }
-
-    /// `; replayed run 4: nothing changed` for a no-op rerun that repeated run 4's verdict without
-    /// checking its tasks (docs/state.md); empty for any other run.
-    static func replayNote(_ run: RunRecord) -> String {
-        run.replayedRun.map { "; replayed run \($0): nothing changed" } ?? ""
     }
 
     static func flakiness(_ task: FlakyTask) -> String {

@@ -4,9 +4,8 @@ import PipelineModel
 public enum HistoryWrite: Sendable, Equatable {
     /// The task began executing: its history row says `executing`, and its last success is no longer trusted.
     case started(TaskID)
-    /// The task reached a terminal state; `fingerprints` are stored when it succeeded. `checked` is what its
-    /// check examined, gathered for a replay record after the run (`BuildEvidence`), not written.
-    case ended(TaskRecord, fingerprints: TaskFingerprints?, checked: CheckedPaths? = nil)
+    /// The task reached a terminal state; `fingerprints` are stored when it succeeded.
+    case ended(TaskRecord, fingerprints: TaskFingerprints?)
     /// An untracked task (no inputs, no outputs) reached a terminal state: written as `ended` without
     /// fingerprints, its record's `definition` the fingerprint of `definition`. The writer's thread hashes
     /// it, not the runner's, which starts the next task meanwhile (perf: the hash was 8% of the user time
@@ -19,7 +18,7 @@ public enum HistoryWrite: Sendable, Equatable {
     /// The terminal state written, for either kind of end.
     var endedRecord: TaskRecord? {
         switch self {
-        case .ended(let record, _, _), .endedUntracked(let record, _): record
+        case .ended(let record, _), .endedUntracked(let record, _): record
         case .started, .dropOldRuns: nil
         }
     }

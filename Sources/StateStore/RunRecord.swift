@@ -15,13 +15,9 @@ public struct RunRecord: Sendable, Equatable, Codable {
     public var taskCount: Int
     /// How many tasks ended in each state.
     public var tasks: TaskStateCounts
-    /// For a no-op rerun that replayed an earlier verdict instead of checking its tasks: the run it
-    /// repeated (docs/state.md). `nil` for a run that checked or ran its tasks.
-    public var replayedRun: RunID?
 
     public init(id: RunID, pipeline: String, startedAt: Date, endedAt: Date?, outcome: RunOutcome, taskCount: Int,
-                tasks: TaskStateCounts, replayedRun: RunID? = nil) {
-        self.replayedRun = replayedRun
+                tasks: TaskStateCounts) {
         self.id = id
         self.pipeline = pipeline
         self.startedAt = startedAt
@@ -41,7 +37,6 @@ public struct RunRecord: Sendable, Equatable, Codable {
         case duration, outcome
         case taskCount = "task_count"
         case tasks
-        case replayedRun = "replayed"
     }
 
     // Dates as ISO-8601 text whatever the encoder's date strategy, like the event stream's `time`.
@@ -54,7 +49,6 @@ public struct RunRecord: Sendable, Equatable, Codable {
         outcome = try container.decode(RunOutcome.self, forKey: .outcome)
         taskCount = try container.decode(Int.self, forKey: .taskCount)
         tasks = try container.decode(TaskStateCounts.self, forKey: .tasks)
-        replayedRun = try container.decodeIfPresent(RunID.self, forKey: .replayedRun)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -67,7 +61,6 @@ public struct RunRecord: Sendable, Equatable, Codable {
         try container.encode(outcome, forKey: .outcome)
         try container.encode(taskCount, forKey: .taskCount)
         try container.encode(tasks, forKey: .tasks)
-        try container.encodeIfPresent(replayedRun, forKey: .replayedRun)
     }
 
     private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

@@ -21,18 +21,11 @@ public final class RunRecorder: TaskHistory {
     /// History rows that could not be written, counted per cause: a full disk is one warning, not one per batch.
     private let lostHistory = Locked<[(cause: String, rows: Int)]>([])
     private let writer: HistoryWriter
-    /// What the pre-pass found, for recording a replay of the run's verdict (`StateStore.recordReplay`).
-    let replayFindings = Locked<ReplayFindings?>(nil)
-    /// What the checks of the tasks that ended examined, gathered by the history writer (`BuildEvidence`).
-    let buildEvidence = Locked(BuildEvidence())
-    /// The up-to-date rows held back while the run may share an earlier run's (`SharedTaskRows`).
-    private let sharing = Locked(TaskRowSharing())
 
     /// What `check` hands the Runner, for `started` and `ended` to use.
     struct CheckedTask: Sendable {
         var fingerprints: TaskFingerprints
         var hasTrustedSuccess: Bool
-        var checkedPaths: CheckedPaths?
     }
 
     /// What `check` hands the Runner for an untracked task: always out of date, so nothing in the store
@@ -50,13 +43,8 @@ public final class RunRecorder: TaskHistory {
         self.pipelineDirectory = pipelineDirectory
         let run = try store.beginRun(pipelineFile: pipelineFile, startTime: startTime, taskCount: taskCount, dropsOldRuns: false)
         self.run = run
-        let lostHistory = self.lostHistory, buildEvidence = self.buildEvidence, sharing = self.sharing
+        let lostHistory = self.lostHistory
         writer = HistoryWriter { rows in
-            buildEvidence.withLock { $0.note(rows) }
-            let rows = sharing.withLock { sharing in
-                sharing.passOn(rows) { try? store.upToDateRowsToShare(before: run, pipelineFile: pipelineFile, taskCount: taskCount) }
-            }
-            guard !rows.isEmpty else { return }
             do { try store.record(rows, run: run) } catch {
                 let lost = rows.count { if case .dropOldRuns = $0 { false } else { true } }  // task rows only
                 Self.note(lost, lostTo: error, in: lostHistory)
@@ -94,9 +82,7 @@ public final class RunRecorder: TaskHistory {
 
     public func makeBatchCheck() -> (any UpToDateBatchChecking)? {
         do {
-            let batch = try StoreBatchCheck(store: store, pipelineDirectory: pipelineDirectory) { [weak self] problem in self?.note(problem) }
-            batch.replayFindings = { [replayFindings] findings in replayFindings.withLock { $0 = findings } }
-            return batch
+            return try StoreBatchCheck(store: store, pipelineDirectory: pipelineDirectory) { [weak self] problem in self?.note(problem) }
         } catch {
             note("cannot read the state store before the run: \(error)")
             return nil
@@ -117,8 +103,7 @@ public final class RunRecorder: TaskHistory {
     /// The Runner's answer for a check, carrying what `started` and `ended` need.
     static func answer(_ check: UpToDateCheck) -> UpToDateAnswer {
         UpToDateAnswer(check.verdict.cause,
-                       fingerprints: CheckedTask(fingerprints: check.fingerprints, hasTrustedSuccess: check.hasTrustedSuccess,
-                                                 checkedPaths: check.checkedPaths))
+                       fingerprints: CheckedTask(fingerprints: check.fingerprints, hasTrustedSuccess: check.hasTrustedSuccess))
     }
 
     public func started(_ task: TaskID, answer: UpToDateAnswer?) {
@@ -159,7 +144,7 @@ public final class RunRecorder: TaskHistory {
         // An untracked task (no inputs, no outputs) always runs: fingerprints of its success would never be
         // read, and storing them was a third of the history thread's work in a run of such tasks.
         let stored = state == .succeeded && answer?.cause != .untracked ? checked?.fingerprints : nil
-        writer.append(.ended(record, fingerprints: stored, checked: checked?.checkedPaths), flushed: state != .upToDate)
+        writer.append(.ended(record, fingerprints: stored), flushed: state != .upToDate)
     }
 
     /// Returns once every row recorded so far is committed, but for up-to-date verdicts (a kill loses them
@@ -169,16 +154,9 @@ public final class RunRecorder: TaskHistory {
         writer.flush()
     }
 
-    /// Whether every row of the run's history reached the store and every check could read it: a replay
-    /// record after the run may rest on the history only then.
-    var recordedWholeHistory: Bool {
-        problems.withLock(\.isEmpty) && lostHistory.withLock(\.isEmpty)
-    }
-
     /// Closes the run's record; returns the problems met along the way, for the user to see.
     public func finish(_ summary: RunSummary, endTime: Date) -> [String] {
         writer.close()
-        keepHeldRows()
         var endLost: String?
         do { try store.finishRun(run, outcome: RunOutcome(summary: summary), endTime: endTime) } catch {
             endLost = Self.cause(of: error)
@@ -194,36 +172,6 @@ public final class RunRecorder: TaskHistory {
         }
         if let endLost { lines.append("cannot record the end of the run in .jobgraph/state.db: \(endLost)") }
         return lines
-    }
-
-    /// Leaves what the run gathered for its replay record (`replayFindings`, `buildEvidence`) to the
-    /// process's exit, which takes the pages back at once. Call after the record was kept, when the process
-    /// ends next. Freed path by path as the recorder went, 100,000 tasks' took 17 ms (perf) between the
-    /// summary and the exit.
-    public func leaveFindingsToExit() {
-        let findings = replayFindings.withLock { findings in
-            defer { findings = nil }
-            return findings
-        }
-        let evidence = buildEvidence.withLock { evidence in
-            defer { evidence = BuildEvidence() }
-            return evidence
-        }
-        ExitReclaimed.park((findings, evidence))
-    }
-
-    /// Shares the rows of the earlier run the held ones repeat, when every task of the run was found up to
-    /// date; else writes them. Call once the writer has ended.
-    private func keepHeldRows() {
-        guard let shared = sharing.withLock({ $0.take() }) else { return }
-        // Every task of the source matched: as many as the run's (`upToDateRowsToShare`), each up to date.
-        if shared.matchesSource, (try? store.shareRows(of: shared.source, with: run)) == true {
-            return
-        }
-        let rows = shared.heldWrites
-        do { try store.record(rows, run: run) } catch {
-            Self.note(rows.count, lostTo: error, in: lostHistory)
-        }
     }
 
     /// An error's words without the statement that met it: every batch fails on a different one.

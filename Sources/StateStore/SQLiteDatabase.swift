@@ -102,16 +102,6 @@ final class SQLiteDatabase {
         }
     }
 
-    /// Runs one statement with `bindings` to completion, its blobs bound in place (`withBlobsBoundInPlace`):
-    /// for large ones.
-    func runBindingBlobsInPlace(_ sql: String, _ bindings: [SQLiteValue]) throws(SQLiteError) {
-        try withCachedStatement(sql) { statement throws(SQLiteError) in
-            try statement.withBlobsBoundInPlace(bindings) { () throws(SQLiteError) in
-                while try statement.step() {}
-            }
-        }
-    }
-
     /// Runs one statement with `bindings` and maps every row it returns.
     func query<Row>(_ sql: String, _ bindings: [SQLiteValue] = [], row: (SQLiteStatement) -> Row) throws(SQLiteError) -> [Row] {
         try withCachedStatement(sql) { statement throws(SQLiteError) in

@@ -29,37 +29,6 @@ final class SQLiteStatement {
         for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
     }
 
-    /// Binds `values` as `bind` does, but each blob in place, which SQLite then reads without copying it,
-    /// and runs `body` while they are bound; resets the statement, unbinding them, before returning.
-    ///
-    /// Why: SQLite copies a blob bound the usual way, and again into the row it builds, so a 24 MB replay
-    /// record took 73 MB of SQLite's memory at once (heaptrack, 100,000 tasks); in place, one copy goes.
-    func withBlobsBoundInPlace<Value>(_ values: [SQLiteValue], _ body: () throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
-        defer { try? reset() }  // a reset after the body's error cannot fail in a way that matters
-        return try bindInPlace(values[...], at: 1, body)
-    }
-
-    private func bindInPlace<Value>(_ values: ArraySlice<SQLiteValue>, at index: Int32,
-                                    _ body: () throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
-        guard let value = values.first else { return try body() }
-        guard case .blob(let bytes) = value else {
-            try bind(value, at: index)
-            return try bindInPlace(values.dropFirst(), at: index + 1, body)
-        }
-        // `withUnsafeBytes` rethrows untyped: the typed error travels in a `Result`.
-        let outcome = bytes.withUnsafeBytes { buffer -> Result<Value, SQLiteError> in
-            do throws(SQLiteError) {
-                let handle = try live()
-                try check(sqlite3_bind_blob64(handle, index, buffer.baseAddress ?? UnsafeRawPointer(emptyText),
-                                              sqlite3_uint64(buffer.count), staticDestructor), connection, sql: sql)
-                return .success(try bindInPlace(values.dropFirst(), at: index + 1, body))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try outcome.get()
-    }
-
     /// Binds one value to a 1-based parameter index.
     func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
         let handle = try live()
@@ -169,6 +138,3 @@ private nonisolated(unsafe) let emptyText: UnsafePointer<CChar> = {
 }()
 
 private let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-/// `SQLITE_STATIC`: SQLite reads the bound bytes where they are, which must stay valid while they are bound.
-private let staticDestructor: sqlite3_destructor_type? = nil

@@ -42,10 +42,9 @@ extension StateStore {
             let header = try database.query("SELECT jobs, critical_path FROM runs WHERE id = ?1", [.integer(id.rawValue)]) { row in
                 (jobs: row.optionalInteger(0).map { Int($0) }, path: row.optionalText(1))
             }.first
-            // A replayed run started nothing: the attempts of the build it repeats are not its own.
-            let attempts = try Self.isReplayed(id, in: database) ? [] : database.query("""
+            let attempts = try database.query("""
                 SELECT task, attempt, queue, slot, started, ended, outcome, exit_code, error, log_tail
-                FROM task_attempts WHERE run_id = \(Self.runHoldingRows) ORDER BY started, task, attempt
+                FROM task_attempts WHERE run_id = ?1 ORDER BY started, task, attempt
                 """, [.integer(id.rawValue)]) { row in
                 TaskAttempt(task: TaskID(row.text(0)), attempt: Int(row.integer(1)), queue: row.text(2), slot: Int(row.integer(3)),
                             start: row.real(4), end: row.optionalReal(5), outcome: TaskState(rawValue: row.text(6)) ?? .executing,

@@ -17,13 +17,13 @@ extension StateStore {
         // Never up to date, whatever is stored: a success recorded while it still declared paths was for
         // another definition. Nothing to read.
         if definition.isUntracked { return Self.untrackedCheck(definition) }
-        let inputs = inputFiles(of: definition)
+        let files = inputFiles(of: definition)
         let (stored, known) = try withDatabase { database throws(SQLiteError) in
             try database.readTransaction { () throws(SQLiteError) in
-                (try Self.storedFingerprints(of: task, in: database), try Self.fileRecords(inputs.files.map(\.key), in: database))
+                (try Self.storedFingerprints(of: task, in: database), try Self.fileRecords(files.map(\.key), in: database))
             }
         }
-        let (check, refreshed) = judge(task, definition, inputs: inputs, stored: stored, known: known)
+        let (check, refreshed) = judge(task, definition, files: files, stored: stored, known: known)
         if !refreshed.isEmpty { try storeFileRecords(refreshed) }
         return check
     }
@@ -33,25 +33,19 @@ extension StateStore {
         UpToDateCheck(verdict: .outOfDate(.untracked), fingerprints: TaskFingerprints(definition: definition.fingerprint, inputs: []))
     }
 
-    /// The files a definition's `inputs` name now, each with its store key, and whether each input named one
-    /// existing regular file outright (`Fingerprinter.filesNamed`).
+    /// The files a definition's `inputs` name now, each with its store key.
     func inputFiles(of definition: TaskDefinition, status: (String) -> FileStatus? = { FileStatus(path: $0) })
-        -> (files: [(key: String, path: String)], namedOutright: Bool) {
-        let found = fingerprinter.filesNamed(by: definition.inputs, in: taskDirectory(definition), status: status)
-        return (found.files.map { (key: fileKey($0), path: $0) }, found.namedOutright)
+        -> [(key: String, path: String)] {
+        fingerprinter.files(matching: definition.inputs, in: taskDirectory(definition), status: status).map { (key: fileKey($0), path: $0) }
     }
 
     /// The verdict on a tracked task from what the store holds and the files say; also the file records
     /// read afresh, for the caller to store. The one place that decides (per task or for a whole run).
     /// - Parameter status: how a path is examined; a whole-run check passes one that examines each path once.
-    func judge(_ task: TaskID, _ definition: TaskDefinition, inputs: (files: [(key: String, path: String)], namedOutright: Bool),
-               stored: StoredFingerprints?, known: [String: FileRecord], status: (String) -> FileStatus? = { FileStatus(path: $0) })
+    func judge(_ task: TaskID, _ definition: TaskDefinition, files: [(key: String, path: String)], stored: StoredFingerprints?,
+               known: [String: FileRecord], status: (String) -> FileStatus? = { FileStatus(path: $0) })
         -> (check: UpToDateCheck, refreshed: [FileRecord]) {
-        let files = inputs.files
-        let directory = taskDirectory(definition)
-        // Worked out once for the missing-output check and `CheckedPaths` (nil: a pattern with wildcards).
-        let outputPaths = definition.outputs.map { Fingerprinter.literalPath($0, in: directory) }
-        let (hashed, refreshed, unreadable, statuses) = fingerprinter.hashes(of: files, known: known, status: status)
+        let (hashed, refreshed, unreadable) = fingerprinter.hashes(of: files, known: known, status: status)
         let (fingerprint, encoding) = definition.fingerprintAndEncoding(knownFrom: stored)
         let fingerprints = TaskFingerprints(definition: fingerprint, inputs: hashed, definitionText: encoding)
         let verdict: UpToDateVerdict
@@ -59,17 +53,12 @@ extension StateStore {
             verdict = .outOfDate(explained(reason, of: task, definition: definition))
         } else if let path = unreadable {
             verdict = .outOfDate(.inputUnreadable(path))
-        } else if let missing = fingerprinter.firstMissingOutput(definition.outputs, literalPaths: outputPaths, in: directory,
-                                                                  status: status) {
+        } else if let missing = fingerprinter.firstMissingOutput(definition.outputs, in: taskDirectory(definition), status: status) {
             verdict = .outOfDate(.outputMissing(missing))
         } else {
             verdict = .upToDate
         }
-        var check = UpToDateCheck(verdict: verdict, fingerprints: fingerprints, hasTrustedSuccess: stored?.succeeded == true)
-        if inputs.namedOutright && unreadable == nil {
-            check.checkedPaths = CheckedPaths(files: files, statuses: statuses, outputPaths: outputPaths, key: fileKey)
-        }
-        return (check, refreshed)
+        return (UpToDateCheck(verdict: verdict, fingerprints: fingerprints, hasTrustedSuccess: stored?.succeeded == true), refreshed)
     }
 
     /// Keeps the content records of files read afresh, so the next check need not read them again.

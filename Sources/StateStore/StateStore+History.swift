@@ -27,25 +27,13 @@ extension StateStore {
         }
     }
 
-    /// Drops the pipeline's runs beyond `retainedRuns` (or `kept`), newest kept, with their rows (ON DELETE
-    /// CASCADE); but not a run whose rows a kept replayed run shares (`task_rows_of`), which stays until no
-    /// kept run needs it.
-    /// - Parameter onlyRunsWithoutRows: drop only replayed runs, which share another run's rows: what a replay
-    ///   does (see `makeRoomForRun`).
-    func dropOldRuns(of pipelineFile: String, keeping kept: Int? = nil, onlyRunsWithoutRows: Bool = false,
-                     in database: SQLiteDatabase) throws(SQLiteError) {
+    /// Drops the pipeline's runs beyond `retainedRuns`, newest kept, with their rows (ON DELETE CASCADE).
+    private func dropOldRuns(of pipelineFile: String, in database: SQLiteDatabase) throws(SQLiteError) {
         try database.run("""
-            WITH kept AS (SELECT id, task_rows_of FROM runs WHERE pipeline = ?1 ORDER BY id DESC LIMIT ?2)
             DELETE FROM runs WHERE pipeline = ?1
-            AND id NOT IN (SELECT id FROM kept)
-            AND id NOT IN (SELECT task_rows_of FROM kept WHERE task_rows_of IS NOT NULL)
-            AND (?3 = 0 OR task_rows_of IS NOT NULL)
-            """, [.text(Self.pipelineKey(pipelineFile)), .integer(Int64(kept ?? retainedRuns)), .integer(onlyRunsWithoutRows ? 1 : 0)])
+            AND id NOT IN (SELECT id FROM runs WHERE pipeline = ?1 ORDER BY id DESC LIMIT ?2)
+            """, [.text(Self.pipelineKey(pipelineFile)), .integer(Int64(retainedRuns))])
     }
-
-    /// SQL for the run that holds the task rows (and attempts) of run `?1`: itself, or for a replayed run the
-    /// run whose rows it shares.
-    static let runHoldingRows = "coalesce((SELECT coalesce(task_rows_of, id) FROM runs WHERE id = ?1), ?1)"
 
     /// Records that a task starts executing in `run`: until it succeeds, it is no longer up to date,
     /// even if the process is killed before it ends and its outputs are half written.
@@ -65,7 +53,7 @@ extension StateStore {
     /// `recordTask` would one by one.
     public func record(_ writes: [HistoryWrite], run: RunID) throws {
         guard !writes.isEmpty else { return }
-        if writes.contains(where: { if case .ended(_, .some, _) = $0 { true } else { false } }) { filesChanged.withLock { $0 = true } }
+        if writes.contains(where: { if case .ended(_, .some) = $0 { true } else { false } }) { filesChanged.withLock { $0 = true } }
         let overtaken = Self.startsOvertaken(in: writes)
         try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) in
@@ -76,13 +64,25 @@ extension StateStore {
                         switch write {
                         case .started(let task):
                             if !overtaken.contains(index) { try Self.insertStart(of: task, run: run, in: database) }
-                        case .ended(let record, let fingerprints, _):
+                        case .ended(let record, let fingerprints):
                             try Self.insert(record, run: run, fingerprints: fingerprints, row: row, in: database)
                         case .endedUntracked(var record, let definition):
                             record.definition = definition.fingerprint
                             try Self.insert(record, run: run, fingerprints: nil, row: row, in: database)
                         case .dropOldRuns(let pipelineFile): try dropOldRuns(of: pipelineFile, in: database)
                         }
+                    }
+                }
+            }
+            // Under the database's lock, as `hasRecordedRun` reads them: a task whose runs are all dropped
+            // since still counts as one that ran, until the process ends.
+            recordedTasks.withLock { recorded in
+                guard recorded != nil else { return }
+                for write in writes {
+                    switch write {
+                    case .started(let task): recorded?.insert(task.rawValue)
+                    case .ended(let record, _), .endedUntracked(let record, _): recorded?.insert(record.task.rawValue)
+                    case .dropOldRuns: break
                     }
                 }
             }

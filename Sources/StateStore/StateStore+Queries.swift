@@ -14,11 +14,11 @@ extension StateStore {
         let lockHolderAlive = Self.lockHolderIsAlive(lockPath)
         return try withDatabase { database throws(SQLiteError) in
             let rows = try database.query("""
-                SELECT id, pipeline, started_at, ended_at, outcome, task_count, replayed_run FROM runs
+                SELECT id, pipeline, started_at, ended_at, outcome, task_count FROM runs
                 WHERE ?1 IS NULL OR pipeline = ?1 ORDER BY id DESC LIMIT ?2
                 """, [.text(pipeline), .integer(Int64(max(0, limit)))]) { row in
                 (id: RunID(row.integer(0)), pipeline: row.text(1), started: row.real(2), ended: row.optionalReal(3),
-                 outcome: row.optionalText(4), taskCount: Int(row.integer(5)), replayed: row.optionalInteger(6).map(RunID.init))
+                 outcome: row.optionalText(4), taskCount: Int(row.integer(5)))
             }
             // Only the newest unfinished run can be in progress: beginRun closes every older one.
             let newestUnfinished = try database.query("SELECT max(id) FROM runs WHERE outcome IS NULL") { $0.optionalInteger(0) }.first ?? nil
@@ -31,8 +31,7 @@ extension StateStore {
                 }
                 return RunRecord(id: row.id, pipeline: row.pipeline, startedAt: Date(timeIntervalSince1970: row.started),
                                  endedAt: row.ended.map { Date(timeIntervalSince1970: $0) }, outcome: outcome,
-                                 taskCount: row.taskCount, tasks: try Self.stateCounts(of: row.id, taskCount: row.taskCount, in: database),
-                                 replayedRun: row.replayed)
+                                 taskCount: row.taskCount, tasks: try Self.stateCounts(of: row.id, taskCount: row.taskCount, in: database))
             }
         }
     }
@@ -40,24 +39,14 @@ extension StateStore {
     /// Every task recorded for `run`, in task-id order.
     public func tasks(of run: RunID) throws -> [TaskRecord] {
         try withDatabase { database throws(SQLiteError) in
-            let replayed = try Self.isReplayed(run, in: database)
-            return try database.query("""
-                SELECT task, state, attempts, duration, exit_code, definition FROM task_runs WHERE run_id = \(Self.runHoldingRows) ORDER BY task
+            try database.query("""
+                SELECT task, state, attempts, duration, exit_code, definition FROM task_runs WHERE run_id = ?1 ORDER BY task
                 """, [.integer(run.rawValue)]) { row in
-                if replayed { return TaskRecord(task: TaskID(row.text(0)), state: .upToDate, attempts: 0, definition: row.optionalText(5)) }
-                return TaskRecord(task: TaskID(row.text(0)), state: TaskState(rawValue: row.text(1)) ?? .executing,
-                                  attempts: Int(row.integer(2)), duration: row.optionalReal(3),
-                                  exitCode: row.optionalInteger(4).map { Int32(truncatingIfNeeded: $0) }, definition: row.optionalText(5))
+                TaskRecord(task: TaskID(row.text(0)), state: TaskState(rawValue: row.text(1)) ?? .executing,
+                           attempts: Int(row.integer(2)), duration: row.optionalReal(3),
+                           exitCode: row.optionalInteger(4).map { Int32(truncatingIfNeeded: $0) }, definition: row.optionalText(5))
             }
         }
-    }
-
-    /// Whether `run` replayed a verdict (docs/state.md): every task of it was up to date, whatever the rows
-    /// it shares say. The run it repeats may be the build whose tasks ran and left that verdict.
-    static func isReplayed(_ run: RunID, in database: SQLiteDatabase) throws(SQLiteError) -> Bool {
-        try database.query("SELECT replayed_run IS NOT NULL FROM runs WHERE id = ?1", [.integer(run.rawValue)]) {
-            $0.integer(0) != 0
-        }.first ?? false
     }
 
     /// Each task's median duration over its latest `samples` successful executions, in seconds: the
@@ -160,13 +149,7 @@ extension StateStore {
     }
 
     private static func stateCounts(of run: RunID, taskCount: Int, in database: SQLiteDatabase) throws(SQLiteError) -> TaskStateCounts {
-        if try isReplayed(run, in: database) {
-            var counts = TaskStateCounts()
-            counts.upToDate = taskCount
-            return counts
-        }
-        let rows = try database.query("SELECT state, count(*) FROM task_runs WHERE run_id = \(runHoldingRows) GROUP BY state",
-                                      [.integer(run.rawValue)]) {
+        let rows = try database.query("SELECT state, count(*) FROM task_runs WHERE run_id = ?1 GROUP BY state", [.integer(run.rawValue)]) {
             (state: TaskState(rawValue: $0.text(0)), count: Int($0.integer(1)))
         }
         var counts = TaskStateCounts()

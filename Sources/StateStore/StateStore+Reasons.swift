@@ -22,9 +22,17 @@ extension StateStore {
     }
 
     /// Whether the history holds any run of `task`, whatever its end.
+    ///
+    /// The history's tasks are read once, in one scan, and kept (`recordedTasks`): `task_runs` has no index
+    /// by task (state schema 8), and a run asks this of every task it finds without a success.
     func hasRecordedRun(of task: TaskID) throws(SQLiteError) -> Bool {
-        try withDatabase { database throws(SQLiteError) in
-            try !database.query("SELECT 1 FROM task_runs WHERE task = ?1 LIMIT 1", [.text(task.rawValue)]) { _ in true }.isEmpty
+        if let known = recordedTasks.withLock({ $0?.contains(task.rawValue) }) { return known }
+        // Read under the database's lock, which `record` holds while it adds to the set: no row is missed.
+        return try withDatabase { database throws(SQLiteError) in
+            if let known = recordedTasks.withLock({ $0?.contains(task.rawValue) }) { return known }
+            let tasks = Set(try database.query("SELECT DISTINCT task FROM task_runs") { $0.text(0) })
+            recordedTasks.withLock { $0 = tasks }
+            return tasks.contains(task.rawValue)
         }
     }
 

@@ -35,6 +35,9 @@ public final class StateStore: Sendable {
     let filesChanged = Locked(false)
     /// What `readUpToDateBatchAhead` reads, for the next `makeUpToDateBatch`.
     let batchReadAhead = Locked<UpToDateBatchReadAhead?>(nil)
+    /// Every task with a row in the history, read when `hasRecordedRun` is first asked, then kept up to
+    /// date by `record`; `nil` until then.
+    let recordedTasks = Locked<Set<String>?>(nil)
 
     /// Opens the state of the pipelines in `directory`, creating `.jobgraph/` and `state.db` when missing.
     ///

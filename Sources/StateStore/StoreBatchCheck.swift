@@ -8,8 +8,6 @@ public final class StoreBatchCheck: UpToDateBatchChecking {
     private let store: StateStore
     private let pipelineDirectory: String
     private let note: (String) -> Void
-    /// Told, when the checks are done, what a replay of the run's verdict would rest on.
-    var replayFindings: ((ReplayFindings) -> Void)?
 
     /// - Parameters:
     ///   - pipelineDirectory: absolute; recorded paths are relative to it.
@@ -50,7 +48,6 @@ public final class StoreBatchCheck: UpToDateBatchChecking {
     /// Keeps the records of the files read afresh, unless the store is read-only.
     public func finish() {
         guard !store.isReadOnly else { return }
-        replayFindings?(ReplayFindings(batch))
         do { try batch.finish() } catch { note("cannot record the files read before the run: \(error)") }
     }
 }

@@ -16,27 +16,22 @@ public final class UpToDateBatch {
     private var stored: [String: StateStore.StoredFingerprints]
     private var known: [String: FileRecord]
     /// By absolute path: what the checks examined, and what was examined ahead for them
-    /// (`Snapshot.examineRecordedFiles`), in one table, so a path costs one lookup however it was found.
-    private var statuses: [String: PathStatus]
+    /// (`Snapshot.examineRecordedFiles`), in one table, so a path costs one lookup however it was found;
+    /// `nil` inside for a missing path.
+    private var statuses: [String: FileStatus?]
     private var refreshed: [FileRecord] = []
-    /// What a replay of this run's verdict needs (`NoOpReplayRecord`): the tables' generation as read,
-    /// and whether every check so far found its task up to date from paths named outright.
-    private(set) var replayEvidence: ReplayEvidence
 
     /// What the checks read from the store, in one read transaction.
     struct Snapshot {
         var stored: [String: StateStore.StoredFingerprints]
         var known: [String: FileRecord]
-        var generation: Int64
         /// The status of each file in `known`, by absolute path, when `examineRecordedFiles` was called.
-        var examinedAhead: [String: PathStatus] = [:]
+        var examinedAhead: [String: FileStatus?] = [:]
 
         init(of store: StateStore) throws(SQLiteError) {
-            (stored, known, generation) = try store.withDatabase { database throws(SQLiteError) in
+            (stored, known) = try store.withDatabase { database throws(SQLiteError) in
                 try database.readTransaction { () throws(SQLiteError) in
-                    (try StateStore.allStoredFingerprints(in: database), try StateStore.allFileRecords(in: database),
-                     // A dry run may read a state file from before schema 4, without the table: no replay then.
-                     (try? StateStore.generation(in: database)) ?? -1)
+                    (try StateStore.allStoredFingerprints(in: database), try StateStore.allFileRecords(in: database))
                 }
             }
         }
@@ -51,7 +46,7 @@ public final class UpToDateBatch {
             examinedAhead = Dictionary(minimumCapacity: known.count + stored.count)
             for key in known.keys {
                 let path = store.path(ofFileKey: key)
-                examinedAhead[path] = .examinedAhead(FileStatus(path: path))
+                examinedAhead[path] = FileStatus(path: path)
             }
         }
     }
@@ -60,7 +55,6 @@ public final class UpToDateBatch {
         self.store = store
         stored = snapshot.stored
         known = snapshot.known
-        replayEvidence = ReplayEvidence(generation: snapshot.generation)
         statuses = snapshot.examinedAhead
         // About a path per stored input and one per output: growing the table by doubling was 1.6% of a
         // no-op rerun of 100,000 tasks (perf).
@@ -73,12 +67,7 @@ public final class UpToDateBatch {
     public final class Lane {
         /// Paths the batch had not examined, examined by this lane's checks.
         fileprivate var examined: [String: FileStatus?] = [:]
-        /// Where the paths examined ahead that this lane's checks used are in the batch's table: their
-        /// positions, not the paths, which as strings were 20 MB of a 100,000-task rerun's peak.
-        fileprivate var takenAhead: [[String: PathStatus].Index] = []
         fileprivate var refreshed: [FileRecord] = []
-        /// Per check, in order: up to date, and from paths named outright (`ReplayEvidence.note`).
-        fileprivate var verdicts: [(isUpToDate: Bool, namedOutright: Bool)] = []
     }
 
     /// The verdict on `task`, as `StateStore.checkUpToDate` would give it now; what the check examines
@@ -86,10 +75,9 @@ public final class UpToDateBatch {
     public func check(_ task: TaskID, definition: TaskDefinition, in lane: Lane) -> UpToDateCheck {
         if definition.isUntracked { return StateStore.untrackedCheck(definition) }
         let examine = { (path: String) in self.examine(path, in: lane) }
-        let inputs = store.inputFiles(of: definition, status: examine)
-        var (check, fresh) = store.judge(task, definition, inputs: inputs, stored: stored[task.rawValue], known: known, status: examine)
+        let files = store.inputFiles(of: definition, status: examine)
+        var (check, fresh) = store.judge(task, definition, files: files, stored: stored[task.rawValue], known: known, status: examine)
         lane.refreshed += fresh
-        lane.verdicts.append((check.verdict.isUpToDate, check.checkedPaths != nil))
         // A task up to date records nothing, so the run need not hold its definition's text (3 MB for
         // 10,000 tasks); under `--force` no batch is made, and each task is checked at its start, text and all.
         if check.verdict.isUpToDate { check.fingerprints.definitionText = nil }
@@ -98,65 +86,34 @@ public final class UpToDateBatch {
 
     /// A path's status, examined once per batch (once per lane, when lanes check at once).
     private func examine(_ path: String, in lane: Lane) -> FileStatus? {
-        if let position = statuses.index(forKey: path) {
-            switch statuses.values[position] {
-            case .examined(let status):
-                return status
-            case .examinedAhead(let status):
-                lane.takenAhead.append(position)
-                return status
-            }
-        }
+        if let status = statuses[path] { return status }
         if let status = lane.examined[path] { return status }
         let status = FileStatus(path: path)
         lane.examined[path] = status
         return status
     }
 
-    /// Takes in what the lanes' checks examined, refreshed and found, in lane order; the lanes start
+    /// Takes in what the lanes' checks examined and refreshed, in lane order; the lanes start
     /// afresh. Call when no check is going on.
     public func merge(_ lanes: [Lane]) {
-        // The positions first: they stay valid only until the table gains a key.
         for lane in lanes {
-            for position in lane.takenAhead {
-                if case .examinedAhead(let status) = statuses.values[position] { statuses.values[position] = .examined(status) }
-            }
-            lane.takenAhead.removeAll(keepingCapacity: true)
-        }
-        for lane in lanes {
-            for (path, status) in lane.examined {
-                if case .examined = statuses[path] { continue }  // another lane examined it first
-                statuses[path] = .examined(status)
+            for (path, status) in lane.examined where statuses.index(forKey: path) == nil {  // else another lane examined it first
+                statuses[path] = status
             }
             refreshed += lane.refreshed
-            for verdict in lane.verdicts { replayEvidence.note(verdict.isUpToDate, namedOutright: verdict.namedOutright) }
             lane.examined.removeAll(keepingCapacity: true)
             lane.refreshed.removeAll()
-            lane.verdicts.removeAll(keepingCapacity: true)
-        }
-    }
-
-    /// Every path examined so far, with what it was found to be (`nil`: missing).
-    var examinedStatuses: [(path: String, status: FileStatus?)] {
-        statuses.compactMap { path, entry in
-            if case .examined(let status) = entry { (path, status) } else { nil }
         }
     }
 
     /// Stores the content records of the files read afresh, in one transaction, and lets go of what the
-    /// checks read: call after the last check and after `examinedStatuses` was read.
+    /// checks read: call after the last check.
     public func finish() throws {
         BackgroundRelease.release((stored, known, statuses))
         (stored, known, statuses) = ([:], [:], [:])
         if !refreshed.isEmpty { try store.storeFileRecords(refreshed) }
         refreshed = []
     }
-}
-
-/// What a batch knows of a path it holds: examined by a check, or examined ahead and not yet asked for.
-enum PathStatus {
-    case examined(FileStatus?)
-    case examinedAhead(FileStatus?)
 }
 
 extension StateStore {

@@ -40,8 +40,6 @@ public struct UpToDateCheck: Sendable, Equatable {
     /// executes, that success must be withdrawn durably (`recordTaskStarted`), or a kill midway would leave
     /// its half-written outputs looking up to date.
     public var hasTrustedSuccess: Bool
-    /// What the check examined, for a replay record after a build (`CheckedPaths`); `nil` when it cannot serve.
-    var checkedPaths: CheckedPaths?
 
     public init(verdict: UpToDateVerdict, fingerprints: TaskFingerprints, hasTrustedSuccess: Bool = false) {
         self.verdict = verdict

@@ -20,13 +20,11 @@ public enum PipelineCheck {
     }
 
     /// Checks a pipeline file's bytes, as `graph(contentsOf:)` checks a file; `file` names them in diagnostics.
-    /// - Parameter digestingContent: see `PipelineLoader.load`.
     public static func graph(
-        _ bytes: [UInt8], file: String, variableOverrides: [String: String] = [:], digestingContent: Bool = false,
-        diagnostics: inout Diagnostics
+        _ bytes: [UInt8], file: String, variableOverrides: [String: String] = [:], diagnostics: inout Diagnostics
     ) -> TaskGraph? {
         guard let pipeline = PipelineLoader.load(
-            bytes, file: file, variableOverrides: variableOverrides, digestingContent: digestingContent, diagnostics: &diagnostics)
+            bytes, file: file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
         else { return nil }
         return TaskGraph.build(pipeline, diagnostics: &diagnostics)
     }

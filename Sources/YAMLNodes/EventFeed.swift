@@ -24,12 +24,10 @@ final class EventFeed {
     private var thread: pthread_t?
     private var ended = false
 
-    /// - Parameters:
-    ///   - buffer: must outlive the feed; read by libyaml until `close()` returns.
-    ///   - digestingContent: whether to compute `contentDigest` (4% of the load's time at 1,000,000 tasks).
+    /// - Parameter buffer: must outlive the feed; read by libyaml until `close()` returns.
     /// - Returns: `nil` when libyaml cannot start (out of memory).
-    init?(_ buffer: UnsafeBufferPointer<UInt8>, digestingContent: Bool) {
-        guard let reader = EventReader(buffer, digestingContent: digestingContent) else { return nil }
+    init?(_ buffer: UnsafeBufferPointer<UInt8>) {
+        guard let reader = EventReader(buffer) else { return nil }
         self.reader = reader
         guard buffer.count >= Self.backgroundThreshold else {
             pipe = nil
@@ -76,10 +74,6 @@ final class EventFeed {
         return reader.failure
     }
 
-    /// The `YAMLContentDigest` of the whole stream, once it was read to its end; `nil` before, after a
-    /// failure, or when not asked for. Call after `closeAndTakeFailure()`.
-    var contentDigest: YAMLContentDigest? { reader.contentDigest }
-
     private static func readAll(_ reader: EventReader, into pipe: BatchPipe) {
         var more = true
         while more {
@@ -96,11 +90,8 @@ private final class EventReader {
     private var parser = yaml_parser_t()
     private(set) var failure: ParserFailure?
     private var done = false
-    private var hasher: YAMLContentHasher?
-    private(set) var contentDigest: YAMLContentDigest?
 
-    init?(_ buffer: UnsafeBufferPointer<UInt8>, digestingContent: Bool) {
-        hasher = digestingContent ? YAMLContentHasher() : nil
+    init?(_ buffer: UnsafeBufferPointer<UInt8>) {
         guard yaml_parser_initialize(&parser) == 1 else { return nil }
         yaml_parser_set_input_string(&parser, buffer.baseAddress ?? UnsafePointer(bitPattern: 1), buffer.count)
     }
@@ -119,12 +110,10 @@ private final class EventReader {
                 return false
             }
             let parsed = ParsedEvent(event)
-            hasher?.add(event)
             yaml_event_delete(&event)
             let isEnd = parsed.kind == .streamEnd
             batch.append(parsed)
             if isEnd {
-                contentDigest = hasher?.finish()
                 done = true
                 return false
             }

@@ -19,33 +19,10 @@ public enum YAMLLoader {
         _ bytes: [UInt8], file: String, limits: YAMLLimits = .standard, streaming: YAMLEntryStream? = nil,
         diagnostics: inout Diagnostics
     ) -> YAMLNode? {
-        loadDocument(bytes, file: file, limits: limits, streaming: streaming, digestingContent: false,
-                     diagnostics: &diagnostics)?.root
-    }
-
-    /// Parses one YAML document, as `load` does, and also returns the digest of what it says when asked.
-    public static func loadDocument(
-        _ bytes: [UInt8], file: String, limits: YAMLLimits = .standard, streaming: YAMLEntryStream? = nil,
-        digestingContent: Bool, diagnostics: inout Diagnostics
-    ) -> YAMLDocument? {
-        let composer = Composer(file: file, limits: limits, stream: streaming, digestingContent: digestingContent)
+        let composer = Composer(file: file, limits: limits, stream: streaming)
         let root = bytes.withUnsafeBufferPointer { buffer in composer.compose(buffer) }
         diagnostics.append(contentsOf: composer.diagnostics)
-        guard !composer.diagnostics.hasErrors, let root else { return nil }
-        return YAMLDocument(root: root, contentDigest: composer.contentDigest)
-    }
-
-    /// The `YAMLContentDigest` of `bytes`, read by libyaml alone, with no tree built: the digest
-    /// `loadDocument` returns for them, in about a third of its time. `nil` when libyaml cannot read
-    /// them to the end.
-    public static func contentDigest(of bytes: [UInt8]) -> YAMLContentDigest? {
-        bytes.withUnsafeBufferPointer { YAMLContentDigest.of($0) }
-    }
-
-    /// Whether `bytes` say what `expected` is the digest of, read as `contentDigest(of:)` reads them, but
-    /// only up to the first 64 KB of their content that differs.
-    public static func content(of bytes: [UInt8], is expected: YAMLContentDigest) -> Bool {
-        bytes.withUnsafeBufferPointer { YAMLContentDigest.of($0, unlessItDiffersFrom: expected) } == expected
+        return composer.diagnostics.hasErrors ? nil : root
     }
 
     /// Parses YAML held in a string; for tests and tools.
@@ -54,13 +31,6 @@ public enum YAMLLoader {
     ) -> YAMLNode? {
         load(Array(text.utf8), file: file, limits: limits, diagnostics: &diagnostics)
     }
-}
-
-/// A parsed YAML document: its root node, and the `YAMLContentDigest` of the stream it was read from,
-/// which two files differing only in comments and layout share (when it was asked for).
-public struct YAMLDocument {
-    public var root: YAMLNode
-    public var contentDigest: YAMLContentDigest?
 }
 
 /// Hands over the entries of the mapping under one top-level key as each is complete, so a huge
@@ -101,22 +71,17 @@ private final class Composer {
     @exclusivity(unchecked) private var expandedNodes = 0
     @exclusivity(unchecked) private var root: YAMLNode?
     @exclusivity(unchecked) private var documentCount = 0
-    /// Set once the stream was read to its end (`EventFeed.contentDigest`).
-    private(set) var contentDigest: YAMLContentDigest?
 
     private let stream: YAMLEntryStream?
 
-    private let digestingContent: Bool
-
-    init(file: String, limits: YAMLLimits, stream: YAMLEntryStream?, digestingContent: Bool = false) {
-        self.digestingContent = digestingContent
+    init(file: String, limits: YAMLLimits, stream: YAMLEntryStream?) {
         self.file = file
         self.limits = limits
         self.stream = stream
     }
 
     func compose(_ buffer: UnsafeBufferPointer<UInt8>) -> YAMLNode? {
-        guard let feed = EventFeed(buffer, digestingContent: digestingContent) else {
+        guard let feed = EventFeed(buffer) else {
             diagnostics.error("out of memory while starting the YAML parser", at: nil)
             return nil
         }
@@ -132,7 +97,6 @@ private final class Composer {
         // Read ahead past a stop (a second document), libyaml may have failed on text this file is
         // not judged by.
         let failure = feed.closeAndTakeFailure()
-        contentDigest = feed.contentDigest
         if reachedEnd, let failure {
             report(failure, in: buffer)
             return nil

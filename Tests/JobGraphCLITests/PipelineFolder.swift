@@ -23,14 +23,13 @@ struct PipelineFolder {
         try directory.write(yaml, to: "p.yaml")
     }
 
-    /// Adds a comment line to the pipeline file: other bytes that say the same, so the last verdict is
-    /// still replayed (docs/state.md).
+    /// Adds a comment line to the pipeline file: other bytes that say the same, so no task changes.
     func addComment(_ text: String) throws {
         try directory.write((directory.read("p.yaml") ?? "") + "# \(text)\n", to: "p.yaml")
     }
 
     /// Puts the anchor `&name` on the pipeline's `version` (in place of any anchor there): other YAML
-    /// content, but the same pipeline, so a run checks every task rather than replaying the last verdict.
+    /// content, but the same pipeline, so no task changes.
     func restate(_ name: String) throws {
         let text = directory.read("p.yaml") ?? ""
         let restated = text.replacingOccurrences(of: #"(?m)^version: (&\S+ )?"#, with: "version: &\(name) ",

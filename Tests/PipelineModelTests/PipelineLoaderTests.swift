@@ -16,26 +16,6 @@ import Testing
         #expect(diagnostics.all.first?.location == nil)
     }
 
-    @Test func aFileHoldsExactlyTheBytesItWasReadWith() throws {
-        let directory = try ScratchDirectory("jobgraph-loader")
-        defer { directory.remove() }
-        // Past one 64 KB chunk, so the comparison crosses a chunk's end.
-        let text = String(repeating: "tasks: {}\n", count: 10_000)
-        try directory.write(text, to: "p.yaml")
-        let path = directory.file("p.yaml")
-        let bytes = try #require(PipelineLoader.bytes(ofFile: path))
-        #expect(bytes == Array(text.utf8))
-        #expect(PipelineLoader.file(path, holds: bytes))
-        var changed = bytes
-        changed[70_000] = UInt8(ascii: "X")
-        #expect(!PipelineLoader.file(path, holds: changed), "one byte in the second chunk differs")
-        #expect(!PipelineLoader.file(path, holds: Array(bytes.dropLast())), "the file is longer")
-        #expect(!PipelineLoader.file(path, holds: bytes + [10]), "the file is shorter")
-        #expect(!PipelineLoader.file(directory.file("missing.yaml"), holds: []))
-        try directory.write("", to: "empty.yaml")
-        #expect(PipelineLoader.file(directory.file("empty.yaml"), holds: []))
-    }
-
     @Test func directoryIsReportedAsUnreadable() {
         var diagnostics = Diagnostics()
         let pipeline = PipelineLoader.load(contentsOf: NSTemporaryDirectory(), diagnostics: &diagnostics)

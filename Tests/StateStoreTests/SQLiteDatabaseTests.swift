@@ -12,20 +12,6 @@ import Testing
         #expect(rows == [[.integer(Int64.min), .real(0.25), .text("héllo \u{0}zero"), .blob([0, 1, 255]), .null]])
     }
 
-    @Test func blobsBoundInPlaceAreStoredWholeAndUnboundAfterwards() throws {
-        let database = try SQLiteDatabase(location: .memory)
-        try database.execute("CREATE TABLE t (k TEXT, a BLOB, b BLOB, e BLOB)")
-        let large = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        let statement = "INSERT INTO t VALUES (?1, ?2, ?3, ?4)"
-        try database.runBindingBlobsInPlace(statement, [.text("first"), .blob(large), .blob([7]), .blob([])])
-        let rows = try database.query("SELECT k, a, b, e FROM t") { row in (0..<4).map { row.value(Int32($0)) } }
-        #expect(rows == [[.text("first"), .blob(large), .blob([7]), .blob([])]])
-        // The cached statement holds no pointer into the arrays once it ran: bound again without blobs, they are NULL.
-        try database.run(statement, [.text("second")])
-        let second = try database.query("SELECT a IS NULL, b IS NULL FROM t WHERE k = 'second'") { [$0.integer(0), $0.integer(1)] }
-        #expect(second == [[1, 1]])
-    }
-
     @Test func errorsCarryTheCodeSQLitesMessageAndTheStatement() throws {
         let database = try SQLiteDatabase(location: .memory)
         let error = try #require(throws: SQLiteError.self) { try database.run("SELECT * FROM missing") }

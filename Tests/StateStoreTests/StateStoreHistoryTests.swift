@@ -147,7 +147,6 @@ import Testing
         for index in 0..<4 {
             let recorder = try RunRecorder(store: store, pipelineFile: "ci.yaml", pipelineDirectory: "/project", taskCount: 1,
                                            startTime: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)))
-            // Executed, so that no run shares the rows of the one before (`SharedTaskRows`).
             recorder.ended("build", state: .succeeded, attempts: 1, duration: 1, exitCode: 0, answer: nil)
             let summary = RunSummary(counts: [.succeeded: 1], wallTime: 0.1, criticalPath: [], failures: [], stop: nil)
             #expect(recorder.finish(summary, endTime: Date(timeIntervalSince1970: 1_700_000_001 + Double(index))).isEmpty)

@@ -195,6 +195,17 @@ import Testing
         #expect(try check().verdict == .outOfDate(.neverSucceeded))
     }
 
+    /// The history's tasks are read once (`hasRecordedRun`): a task recorded after that read still counts.
+    @Test func aTaskRecordedAfterTheHistoryWasReadHasRun() throws {
+        defer { directory.remove() }
+        #expect(try check().verdict == .outOfDate(.neverRan))
+        let run = try store.beginRun(pipelineFile: "ci.yaml", startTime: Date(), taskCount: 1)
+        try store.recordTask(TaskRecord(task: "app", state: .failed, attempts: 1, duration: 0.1, exitCode: 1), run: run)
+        #expect(try check().verdict == .outOfDate(.neverSucceeded))
+        let reopened = try StateStore.open(directory: directory.path, fingerprinter: Fingerprinter(hasher: hasher))
+        #expect(try reopened.checkUpToDate("app", definition: definition).verdict == .outOfDate(.neverSucceeded))
+    }
+
     /// A success recorded before the definition's text was kept: the change is still found, not named.
     @Test func aSuccessWithoutItsDefinitionTextFallsBackToDefinitionChanged() throws {
         defer { directory.remove() }
