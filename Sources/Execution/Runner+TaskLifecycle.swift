@@ -8,7 +8,8 @@ import TaskGraph
 extension Runner {
     // MARK: - One task's life
 
-    /// Called by a task's operation when it is started.
+    /// Called by a task's operation when it is started, on the thread that learnt it may start: often the
+    /// event loop's, which must not block.
     func begin(_ index: Int) {
         let (attempt, task, decided) = state.withLock { book in
             book.attemptStarted[index] = clock.now
@@ -17,18 +18,37 @@ extension Runner {
         }
         // Resolved once: the up-to-date check and the executor take the same work.
         let work = Result { () throws -> TaskWork in try resolver.get().work(for: task, attempt: attempt) }
+        guard attempt == 1, let history, case .success(let resolved) = work else {
+            launch(index, attempt: attempt, work: work)
+            return
+        }
         // A task checked before the run (its needs were all up to date) is not checked again.
-        if attempt == 1, let history, case .success(let resolved) = work,
-           let answer = decided ?? check(task, work: resolved, with: history) {
-            state.withLock { $0.answers[index] = answer }
-            if answer.isUpToDate && !configuration.force {
-                _ = state.withLock { $0.upToDate.insert(index) }
-                complete(index)
+        if let decided {
+            start(index, task: task, work: resolved, answer: decided, history: history)
+            return
+        }
+        // The check reads the store and hashes every input whose status changed (a 1 GB input takes
+        // seconds): on a worker, so that every other task's output and exit go on meanwhile. It then
+        // carries the start on from there, as the loop's thread would have.
+        checks.async { [self] in
+            guard let answer = check(task, work: resolved, with: history) else {
+                launch(index, attempt: attempt, work: work)
                 return
             }
-            history.started(task.id, answer: answer)
+            start(index, task: task, work: resolved, answer: answer, history: history)
         }
-        launch(index, attempt: attempt, work: work)
+    }
+
+    /// Ends a first attempt found up to date, or records its start and launches it.
+    private func start(_ index: Int, task: RunTask, work: TaskWork, answer: UpToDateAnswer, history: any TaskHistory) {
+        state.withLock { $0.answers[index] = answer }
+        if answer.isUpToDate && !configuration.force {
+            _ = state.withLock { $0.upToDate.insert(index) }
+            complete(index)
+            return
+        }
+        history.started(task.id, answer: answer)
+        launch(index, attempt: 1, work: .success(work))
     }
 
     /// The up-to-date answer for a task about to run; `nil` when its paths cannot be rendered (the attempt

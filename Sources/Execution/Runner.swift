@@ -31,6 +31,8 @@ public final class Runner: Sendable {
     let startInstant: ContinuousClock.Instant
     let beginBox: WeakBox<Runner>
     let starter = OperationStarter()
+    /// Where the up-to-date checks made as tasks start run (see `begin`): off the thread that starts them.
+    let checks = DispatchQueue(label: "jobgraph checks", attributes: .concurrent)
     let expectedDurations: (@Sendable () -> [Double]?)?
 
     /// - Parameters:
