@@ -22,16 +22,17 @@ extension Runner {
             launch(index, attempt: attempt, work: work)
             return
         }
-        // A task checked before the run (its needs were all up to date) is not checked again.
-        if let decided {
+        // A task checked before the run (its needs were all up to date) is not checked again; its start is
+        // recorded here unless that commits (the withdrawal of a success it had).
+        if let decided, !history.startCommits(answer: decided) {
             start(index, task: task, work: resolved, answer: decided, history: history)
             return
         }
         // The check reads the store and hashes every input whose status changed (a 1 GB input takes
-        // seconds): on a worker, so that every other task's output and exit go on meanwhile. It then
-        // carries the start on from there, as the loop's thread would have.
+        // seconds), and the start's record may commit: on a worker, so that every other task's output and
+        // exit go on meanwhile. It then carries the start on from there, as the loop's thread would have.
         checks.async { [self] in
-            guard let answer = check(task, work: resolved, with: history) else {
+            guard let answer = decided ?? check(task, work: resolved, with: history) else {
                 launch(index, attempt: attempt, work: work)
                 return
             }

@@ -209,6 +209,33 @@ struct HistoryRunTests {
         #expect(hasher.gatedReads == 2)
     }
 
+    /// A task found out of date before the run, whose last success its start withdraws (a commit), starts
+    /// on a worker when the loop is what starts it: here once `slot` ends, with `--jobs 1`, which it does
+    /// once its line came through the loop (so the thread that started it has long moved on).
+    @Test func aStartThatCommitsIsNeverRecordedOnTheLoopsThread() async throws {
+        let project = try Project("""
+            version: 1
+            tasks:
+              slot: {run: "echo up; until [ -e go ]; do sleep 0.01; done", priority: high}
+              changed: {run: "cat source.txt > made.txt", inputs: [source.txt], outputs: [made.txt]}
+            """)
+        defer { project.remove() }
+        try project.directory.write("first", to: "source.txt")
+        _ = try await project.run(jobs: 1, react: { event, _ in
+            if case .output(task: "slot", line: "up") = event { try? project.directory.write("", to: "go") }
+        })
+        try FileManager.default.removeItem(atPath: project.directory.file("go"))
+        try project.directory.write("second", to: "source.txt")
+        let loop = try EventLoop()
+        let noted = Locked<[String]>([])
+        let run = try await project.run(jobs: 1, loop: loop, react: { event, _ in
+            if case .output(task: "slot", line: "up") = event { try? project.directory.write("", to: "go") }
+        }, history: { ThreadNotingHistory($0, loop: loop, noted: noted) })
+        #expect(run.observer.finalState(of: "changed") == .succeeded)
+        #expect(project.directory.read("made.txt") == "second")
+        #expect(noted.withLock { $0 } == ["changed: commits, not on the loop"])
+    }
+
     @Test func measuredMediansFollowTheRealDurations() async throws {
         let project = try Project("""
             version: 1
@@ -251,9 +278,12 @@ private struct Project {
     }
 
     /// One run through a new Runner and RunRecorder, as `jobgraph run` does, holding the run lock.
-    /// - Parameter loop: the event loop the tasks run on, which the run stops; a new one by default.
+    /// - Parameters:
+    ///   - loop: the event loop the tasks run on, which the run stops; a new one by default.
+    ///   - history: what the Runner gets as its history, given the run's recorder; the recorder itself by default.
     func run(jobs: Int = 2, force: Bool = false, loop: EventLoop? = nil,
-             react: (RunEvent, Runner) async -> Void = { _, _ in }) async throws -> Run {
+             react: (RunEvent, Runner) async -> Void = { _, _ in },
+             history: (RunRecorder) -> any TaskHistory = { $0 }) async throws -> Run {
         let lock = try store.acquireRunLock()
         defer { lock.release() }
         var configuration = RunConfiguration(
@@ -265,7 +295,8 @@ private struct Project {
         let loop = try loop ?? EventLoop()
         defer { loop.stop() }
         let runner = Runner(graph: graph, configuration: configuration,
-                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory), history: recorder)
+                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory),
+                            history: history(recorder))
         let observer = RecordingObserver()
         async let summary = runner.run()
         for await event in runner.events {
@@ -312,5 +343,38 @@ private final class GatedHasher: FileHasher, @unchecked Sendable {
         let digest = try DiskFileHasher().sha256(ofFileAt: path)
         if let loop = armed.withLock({ $0 }), !loop.isCurrentThread { gate.wait() }
         return digest
+    }
+}
+
+/// A run's history that notes, for each start that commits, whether it was recorded on the loop's thread.
+private struct ThreadNotingHistory: TaskHistory {
+    let recorder: RunRecorder
+    let loop: EventLoop
+    let noted: Locked<[String]>
+
+    init(_ recorder: RunRecorder, loop: EventLoop, noted: Locked<[String]>) {
+        self.recorder = recorder
+        self.loop = loop
+        self.noted = noted
+    }
+
+    func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer {
+        recorder.check(work, inputs: inputs, outputs: outputs, environmentNames: environmentNames)
+    }
+
+    func makeBatchCheck() -> (any UpToDateBatchChecking)? { recorder.makeBatchCheck() }
+
+    func startCommits(answer: UpToDateAnswer?) -> Bool { recorder.startCommits(answer: answer) }
+
+    func started(_ task: TaskID, answer: UpToDateAnswer?) {
+        if recorder.startCommits(answer: answer) {
+            let thread = loop.isCurrentThread ? "on the loop" : "not on the loop"
+            noted.withLock { $0.append("\(task): commits, \(thread)") }
+        }
+        recorder.started(task, answer: answer)
+    }
+
+    func ended(_ task: TaskID, state: TaskState, attempts: Int, duration: Double?, exitCode: Int32?, answer: UpToDateAnswer?) {
+        recorder.ended(task, state: state, attempts: attempts, duration: duration, exitCode: exitCode, answer: answer)
     }
 }
