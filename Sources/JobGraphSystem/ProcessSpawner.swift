@@ -54,7 +54,7 @@ public struct ProcessSpawner: Sendable {
                 return try spawn(SpawnConfiguration(
                     executablePath: path, arguments: words, environment: environment, sharedEnvironment: sharedEnvironment,
                     workingDirectory: workingDirectory, niceness: niceness))
-            } catch where Self.shellExplainsBetter(error.errno) {
+            } catch where error.call == "posix_spawn" && Self.shellExplainsBetter(error.errno) {
                 // Fall through to the shell, which prints "not found" or "Permission denied" and exits
                 // 127 or 126, or runs a script without a #! line, as `execvp` would.
             }
@@ -66,24 +66,15 @@ public struct ProcessSpawner: Sendable {
 
     /// Starts the program `configuration` describes.
     ///
-    /// A child with a niceness is spawned from a short-lived thread running at that niceness (see
-    /// `NicedThread`), so the program runs niced from its first instruction. Setting it afterwards with
-    /// `setpriority(PRIO_PGRP)` raced with the exec: a quick program (`nice` itself) ran at 0. POSIX offers
-    /// no spawn attribute for niceness; wrapping the command in `nice -n` would add an exec per task, and
-    /// this thread's own niceness, once raised, could not be lowered again without privilege.
+    /// A child with a niceness sets it itself, between its clone and its exec (see `jobgraph_spawn`), so the
+    /// program runs niced from its first instruction and nothing waits for it here. Setting it afterwards
+    /// with `setpriority(PRIO_PGRP)` raced with the exec: a quick program (`nice` itself) ran at 0.
     /// - Returns: the running child; the caller owns its descriptors (see `ChildProcess`).
     /// - Throws: `SystemError` whose `subject` is the executable path: `ENOENT`, `EACCES`, `ENOEXEC` and the
     ///   like from `posix_spawn`, `EINVAL` for an argument holding a NUL byte, a failure to create the pipe
-    ///   or pidfd (in which case the child is killed and reaped first), or to set the niceness.
+    ///   or pidfd (in which case the child is killed and reaped first), or from `setpriority` a niceness
+    ///   below the calling thread's own.
     public func spawn(_ configuration: SpawnConfiguration) throws(SystemError) -> ChildProcess {
-        guard configuration.niceness != 0 else { return try spawnFromThisThread(configuration) }
-        return try NicedThread.run(niceness: configuration.niceness, subject: configuration.executablePath) {
-            () throws(SystemError) -> ChildProcess in try spawnFromThisThread(configuration)
-        }
-    }
-
-    /// Spawns with the calling thread's niceness, which the child inherits.
-    private func spawnFromThisThread(_ configuration: SpawnConfiguration) throws(SystemError) -> ChildProcess {
         let program = configuration.executablePath
         guard let argv = CStringArray(configuration.arguments), let ownEnvironment = CStringArray(configuration.environment)
         else { throw SystemError("posix_spawn", errno: .invalidArgument, subject: program) }
@@ -96,7 +87,8 @@ public struct ProcessSpawner: Sendable {
             pid = try withEnvironment(configuration.sharedEnvironment, adding: ownEnvironment,
                                       count: configuration.environment.count) { envp throws(SystemError) in
                 try Self.spawnRetryingBusyText(program, arguments: argv.pointers, environment: envp, output: pipe.writeEnd,
-                                               input: input, workingDirectory: configuration.workingDirectory)
+                                               input: input, workingDirectory: configuration.workingDirectory,
+                                               niceness: configuration.niceness)
             }
         } catch {
             pipe.readEnd.closeIgnoringErrors()
@@ -129,19 +121,22 @@ public struct ProcessSpawner: Sendable {
     private static func spawnRetryingBusyText(
         _ program: String, arguments: UnsafePointer<UnsafeMutablePointer<CChar>?>,
         environment: UnsafePointer<UnsafeMutablePointer<CChar>?>, output: FileDescriptor, input: FileDescriptor,
-        workingDirectory: String?
+        workingDirectory: String?, niceness: CInt
     ) throws(SystemError) -> pid_t {
         var pid: pid_t = 0
         var pause: useconds_t = 1_000
         while true {
+            var nicenessFailed: CInt = 0
             let result = program.withCString { path in
                 withOptionalCString(workingDirectory) { directory in
                     var request = jobgraph_spawn_request(path: path, arguments: arguments, environment: environment,
-                                                         output: output.rawValue, input: input.rawValue, directory: directory)
-                    return jobgraph_spawn(&request, &pid)
+                                                         output: output.rawValue, input: input.rawValue, directory: directory,
+                                                         niceness: niceness)
+                    return jobgraph_spawn(&request, &pid, &nicenessFailed)
                 }
             }
             if result == 0 { return pid }
+            if nicenessFailed != 0 { throw SystemError("setpriority", errno: Errno(rawValue: result), subject: program) }
             let error = SystemError("posix_spawn", errno: Errno(rawValue: result), subject: program)
             guard error.errno == .textFileBusy && pause <= longestTextBusyPause else { throw error }
             // ETXTBSY: another thread of some process still holds the file open for writing, typically a child
