@@ -115,7 +115,9 @@ struct EventChannelTests {
         let channel = EventChannel<Int>()
         let clock = ContinuousClock()
         let start = clock.now
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { channel.yield(1) }
+        // Queued first, so that no timing decides whether it comes during the pause: an element does not
+        // wake a pause (only `finish()` does), queued before it or while it lasts.
+        channel.yield(1)
         channel.pause(for: .milliseconds(100))
         #expect(clock.now - start >= .milliseconds(100))
         let (elements, isFinished) = channel.takeAvailable()
