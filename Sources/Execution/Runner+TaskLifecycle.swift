@@ -31,7 +31,7 @@ extension Runner {
         // The check reads the store and hashes every input whose status changed (a 1 GB input takes
         // seconds), and the start's record may commit: on a worker, so that every other task's output and
         // exit go on meanwhile. It then carries the start on from there, as the loop's thread would have.
-        checks.async { [self] in
+        checks[index % checks.count].async { [self] in
             guard let answer = decided ?? check(task, work: resolved, with: history) else {
                 launch(index, task, attempt: attempt, work: work)
                 return

@@ -32,8 +32,11 @@ public final class Runner: Sendable {
     let startInstant: ContinuousClock.Instant
     let beginBox: WeakBox<Runner>
     let starter = OperationStarter()
-    /// Where the up-to-date checks made as tasks start run (see `begin`): off the thread that starts them.
-    let checks = DispatchQueue(label: "jobgraph checks", attributes: .concurrent)
+    /// Where the up-to-date checks made as tasks start run (see `begin`), off the thread that starts them:
+    /// serial queues, which dispatch runs on threads beside the pool of Swift's tasks. A concurrent queue
+    /// takes that pool's threads (two on a 2-core machine) for as long as a large input takes to hash. One
+    /// per `--jobs` slot, at most 8: no more tasks than slots start at once.
+    let checks: [DispatchQueue]
     let expectedDurations: (@Sendable () -> [Double]?)?
 
     /// - Parameters:
@@ -49,6 +52,7 @@ public final class Runner: Sendable {
         self.configuration = configuration
         self.executor = executor
         self.history = history
+        checks = (0..<min(max(configuration.jobs, 1), 8)).map { DispatchQueue(label: "jobgraph checks \($0)") }
         resolver = Result { () throws(TemplateError) in try WorkResolver(graph: graph, configuration: configuration) }
 
         let layout = QueueLayout(graph: graph, jobs: configuration.jobs, processorCount: configuration.processorCount)
