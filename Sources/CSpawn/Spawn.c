@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,6 +48,7 @@ enum { KERNEL_SIGNAL_SET_SIZE = 8, HIGHEST_SIGNAL = 64, CHILD_STACK_SIZE = 32 * 
 struct child_context {
     const jobgraph_spawn_request *request;
     volatile int error;
+    volatile int niceness_failed;
 };
 
 UNINSTRUMENTED static void fail(struct child_context *context) {
@@ -82,6 +84,13 @@ UNINSTRUMENTED static int run_child(void *argument) {
     if (move_descriptor(request->output, STDERR_FILENO) < 0) fail(context);
     if (move_descriptor(request->input, STDIN_FILENO) < 0) fail(context);
     if (request->directory != NULL && syscall(SYS_chdir, request->directory) != 0) fail(context);
+    // Linux keeps niceness per thread, and this child is a thread of its own: set here, before the exec, the
+    // program runs niced from its first instruction, and the caller's thread keeps its own. Raising it needs
+    // no privilege.
+    if (request->niceness != 0 && syscall(SYS_setpriority, PRIO_PROCESS, 0, request->niceness) != 0) {
+        context->niceness_failed = 1;
+        fail(context);
+    }
 #ifdef SYS_close_range
     // Every descriptor this process opens is close-on-exec; this also closes any a library left open.
     // ENOSYS (kernels before 5.9) leaves that to close-on-exec.
@@ -94,8 +103,9 @@ UNINSTRUMENTED static int run_child(void *argument) {
     return 127;
 }
 
-int jobgraph_spawn(const jobgraph_spawn_request *request, pid_t *child) {
-    struct child_context context = {.request = request, .error = 0};
+int jobgraph_spawn(const jobgraph_spawn_request *request, pid_t *child, int *niceness_failed) {
+    struct child_context context = {.request = request, .error = 0, .niceness_failed = 0};
+    *niceness_failed = 0;
     // Blocked in this thread, and so in the child, until the child has reset every action.
     uint64_t every_signal = ~(uint64_t)0, previous_mask = 0;
     if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &every_signal, &previous_mask, KERNEL_SIGNAL_SET_SIZE) != 0) return errno;
@@ -107,6 +117,7 @@ int jobgraph_spawn(const jobgraph_spawn_request *request, pid_t *child) {
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous_mask, NULL, KERNEL_SIGNAL_SET_SIZE);
     if (pid < 0) return clone_error;
     if (context.error != 0) {
+        *niceness_failed = context.niceness_failed;
         int status;
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }

@@ -7,7 +7,6 @@ public struct QueueLayout: Sendable {
     public let names: [String]
     /// Most tasks executing at once per queue: `max_concurrent` (else the CPU count), never above `jobs`.
     public let limits: [Int]
-    public let qualities: [QualityOfService?]
     /// For each graph node, the index of its queue.
     public let queueOfTask: [Int]
 
@@ -17,7 +16,6 @@ public struct QueueLayout: Sendable {
         for (offset, queue) in declared.enumerated() { indexByName[queue.name] = offset + 1 }
         names = ["default"] + declared.map(\.name.rawValue)
         limits = [jobs] + declared.map { min($0.maxConcurrent ?? processorCount, jobs) }
-        qualities = [nil] + declared.map(\.qos)
         queueOfTask = graph.nodes.map { node in node.spec.queue.flatMap { indexByName[$0.value] } ?? 0 }
     }
 }

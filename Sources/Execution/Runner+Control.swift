@@ -12,14 +12,12 @@ extension Runner {
         case .interrupt, .terminate:
             stop(command == .interrupt ? .interrupt : .terminate)
         case .suspend:
-            let changed = state.withLock { book in
+            state.withLock { book in
                 // A stopping run starts only `always` and `failure` tasks, and those must run (contract).
-                guard book.stop == nil, !book.isSuspended else { return false }
+                guard book.stop == nil, !book.isSuspended else { return }
                 book.isSuspended = true
                 events.yield(.suspended(true))
-                return true
             }
-            if changed { queues.forEach { $0.isSuspended = true } }
         case .resume:
             let step = state.withLock { book -> Step? in
                 guard book.isSuspended else { return nil }
@@ -28,7 +26,6 @@ extension Runner {
                 return nextStep(after: [], in: &book)
             }
             guard let step else { return }
-            queues.forEach { $0.isSuspended = false }
             perform(step)
         case .pauseProcesses:
             state.withLock { book in Array(book.executions.values.map(\.handle)) }.forEach { $0.pause() }
@@ -38,7 +35,7 @@ extension Runner {
     }
 
     func stop(_ reason: RunStop) {
-        enum Action { case terminate([any TaskExecution], retries: [Int: Int], resume: Bool, Step), kill([any TaskExecution]) }
+        enum Action { case terminate([any TaskExecution], retries: [Int: Int], Step), kill([any TaskExecution]) }
         let action = state.withLock { book -> Action in
             book.stopRequests += 1
             let handles = book.executions.values.map(\.handle)
@@ -46,8 +43,7 @@ extension Runner {
             book.stop = reason
             events.yield(.stopping(reason))
             // A stop lifts a suspension: `always` tasks still run (contract), and held ones would hang the run.
-            let resume = book.isSuspended
-            if resume {
+            if book.isSuspended {
                 book.isSuspended = false
                 events.yield(.suspended(false))
             }
@@ -57,14 +53,13 @@ extension Runner {
             }
             let transitions = book.plan.cancel()
             emit(transitions, in: &book)
-            return .terminate(handles, retries: book.pendingRetries, resume: resume, nextStep(after: transitions, in: &book))
+            return .terminate(handles, retries: book.pendingRetries, nextStep(after: transitions, in: &book))
         }
         switch action {
-        case .terminate(let handles, let retries, let resume, let step):
+        case .terminate(let handles, let retries, let step):
             // First the executor, so that it stops the run's work its own way (Slurm: every job in one
             // `scancel`, on its own thread), then each attempt.
             executor.cancel()
-            if resume { queues.forEach { $0.isSuspended = false } }
             handles.forEach { $0.terminate(grace: configuration.terminationGrace) }
             perform(step)
             // A retry waiting out its delay ends now, cancelled, instead of when its timer fires.

@@ -32,8 +32,3 @@ extension Runner {
         }
     }
 }
-
-/// The attempt of a run whose executor could not be set up: it fails with the executor's words.
-struct ExecutorSetupFailure: Error, CustomStringConvertible {
-    var description: String
-}

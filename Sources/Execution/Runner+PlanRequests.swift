@@ -43,7 +43,7 @@ extension Runner {
         perform(step)
     }
 
-    /// Reads a dynamic fan-out's items and adds them, each with its operation, to the running queues.
+    /// Reads a dynamic fan-out's items and adds them to the run; each gets its operation when it starts.
     func expand(_ group: Int) {
         let task = state.withLock { $0.tasks[group] }
         var items: [ItemValue] = []

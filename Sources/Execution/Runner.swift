@@ -4,14 +4,16 @@ import JobGraphBasics
 import PipelineModel
 import TaskGraph
 
-/// Runs a checked task graph: each task an `Operation` on its named `OperationQueue`, started when the
+/// Runs a checked task graph: each task that starts gets a Foundation `Operation`, started when the
 /// `Plan` says so, its work done by a `TaskExecutor`, every transition sent to `events` in order.
 ///
-/// Why operations reach their queue only once ready: corelibs' `OperationQueue` slows down
-/// quadratically with operations that sit in it not yet ready (40,000 chained ones took 17.5 s to
-/// add), so the queue only ever holds what may start now, and every step stays linear in tasks plus
-/// edges. The `needs` are still `addDependency` edges, so the operations tell the truth to any
-/// Foundation code that inspects them.
+/// What Foundation does in a run: a task's `TaskOperation` carries its executing and finished state (with
+/// the key-value notifications Foundation's contract asks for) and its `needs` as `addDependency` edges,
+/// so the operations tell the truth to any Foundation code that inspects them. No `OperationQueue` is
+/// made: the `Plan` enforces `--jobs`, each queue's limit, priority and exclusivity, and the runner
+/// starts each operation itself (`OperationStarter`). A queue would have nothing left to decide, and
+/// handing an operation to a queue's thread cost two thread wake-ups per task; corelibs' queue also slows
+/// down quadratically with operations that sit in it not yet ready (40,000 chained ones took 17.5 s to add).
 ///
 /// The Advanced NSOperations ideas live here as first-class parts: conditions (checked while a task is
 /// `waiting`), mutual exclusivity (in the `Plan`), observers (the event stream) and operations that
@@ -24,13 +26,17 @@ public final class Runner: Sendable {
     let executor: any TaskExecutor
     let history: (any TaskHistory)?
     let resolver: Result<WorkResolver, TemplateError>
-    let queues: [OperationQueue]
     let queueNames: [String]
     let state: Locked<RunBook>
     let clock = ContinuousClock()
     let startInstant: ContinuousClock.Instant
     let beginBox: WeakBox<Runner>
     let starter = OperationStarter()
+    /// Where the up-to-date checks made as tasks start run (see `begin`), off the thread that starts them:
+    /// serial queues, which dispatch runs on threads beside the pool of Swift's tasks. A concurrent queue
+    /// takes that pool's threads (two on a 2-core machine) for as long as a large input takes to hash. One
+    /// per `--jobs` slot, at most 8: no more tasks than slots start at once.
+    let checks: [DispatchQueue]
     let expectedDurations: (@Sendable () -> [Double]?)?
     let executorMessages: @Sendable ([String]) -> Void
 
@@ -51,6 +57,7 @@ public final class Runner: Sendable {
         self.configuration = configuration
         self.executor = executor
         self.history = history
+        checks = (0..<min(max(configuration.jobs, 1), 8)).map { DispatchQueue(label: "jobgraph checks \($0)") }
         resolver = Result { () throws(TemplateError) in try WorkResolver(graph: graph, configuration: configuration) }
 
         let layout = QueueLayout(graph: graph, jobs: configuration.jobs, processorCount: configuration.processorCount)
@@ -60,7 +67,6 @@ public final class Runner: Sendable {
         // The operations start their task through a weak reference: the runner owns them, not the reverse.
         let box = WeakBox<Runner>()
         beginBox = box
-        queues = CompiledOperations.queues(layout)
         // An operation is made when its task first starts (see `LiveOperations`).
         // Through `tasks`: a graph node's `spec` is a copy of the whole TaskSpec (perf: 1% of a no-op rerun).
         let operations = LiveOperations(graph: graph, isService: { tasks[$0].spec.service != nil })
@@ -140,8 +146,8 @@ public final class Runner: Sendable {
 
     // MARK: - Steps decided under the lock, carried out outside it
 
-    /// What to do after the Plan moved: finish the operations of tasks that ended, hand the newly
-    /// startable ones to their queues, do what the Plan asked, and wake `run()` at the end.
+    /// What to do after the Plan moved: finish the operations of tasks that ended, start the operations of
+    /// the newly startable ones, do what the Plan asked, and wake `run()` at the end.
     struct Step {
         /// The operations of tasks that ended: the one that ran, and those that never did (skipped, cancelled).
         var finished: [TaskOperation] = []
@@ -171,7 +177,7 @@ public final class Runner: Sendable {
             let taken = book.plan.take()
             emit(taken.transitions, in: &book)
             // The event goes out when the Plan starts the task, under the lock that ordered it after every
-            // outcome recorded so far. Emitted later, from the queue's thread, it could follow a failure
+            // outcome recorded so far. Emitted later, as the operation starts, it could follow a failure
             // recorded in between, and the stream would show a task starting after a failure (contract:
             // "no new task starts after a failure") although the Plan had started it before.
             step.start.reserveCapacity(taken.started.count)
@@ -180,7 +186,7 @@ public final class Runner: Sendable {
                 emit(index, from: .ready, to: .executing, in: &book)
                 let task = book.tasks[index]
                 if let operation = book.operations.operation(for: index, make: {
-                    CompiledOperations.operation(index, for: task, begin: Self.beginning(through: beginBox))
+                    TaskOperation(index: index, name: task.id.rawValue, begin: Self.beginning(through: beginBox))
                 }) { step.start.append(operation) }
             }
         }

@@ -16,7 +16,11 @@ public protocol TaskHistory: Sendable {
     /// the history has no such thing or cannot read its store now (each task is then checked as it starts).
     func makeBatchCheck() -> (any UpToDateBatchChecking)?
     /// The task is about to execute; `answer` is what `check` said of it, `nil` when it was not checked.
+    /// May commit to the store before it returns (see `startCommits`).
     func started(_ task: TaskID, answer: UpToDateAnswer?)
+    /// Whether `started` with `answer` commits to the store before it returns (the SQLite store withdraws a
+    /// trusted success first), so that the Runner calls it on a worker, never on the event loop's thread.
+    func startCommits(answer: UpToDateAnswer?) -> Bool
     /// The task reached a terminal state. Called under the runner's lock, in the order of the events, so
     /// it must only queue what it records (the SQLite store writes on a thread of its own). A task that the
     /// pass before the run found up to date is told as that pass finds it, before its events.
@@ -42,6 +46,8 @@ public struct UpToDateAnswer: Sendable {
 
 extension TaskHistory {
     public func makeBatchCheck() -> (any UpToDateBatchChecking)? { nil }
+    /// Yes: a history that does not say otherwise may block in `started`.
+    public func startCommits(answer: UpToDateAnswer?) -> Bool { true }
 }
 
 /// `TaskHistory.check` for many tasks, before the run. Checks may run on several threads at once, each

@@ -1,17 +1,20 @@
+import Dispatch
+
 /// An asynchronous sequence with one consumer that takes everything queued at once: where `AsyncStream`
 /// resumes its consumer once per element, a consumer of this channel wakes once per burst and then reads
 /// the rest of the burst without suspending. A run of 10,000 short tasks sends 30,000 transitions; waking
 /// an observer task for each one cost more than the observers' work.
 ///
-/// Safe to `yield` from any thread. Iterate it from one task only.
+/// Safe to `yield` from any thread. Iterate it from one task only, or read it with `takeAvailable()` and
+/// `pause(for:)` from one thread only.
 public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = Never
 
     private struct State {
         var queued: [Element] = []
         var waiter: CheckedContinuation<[Element], Never>?
-        /// A consumer in `pause(for:)`, woken by `finish()` or its timer, whichever comes first.
-        var pauser: CheckedContinuation<Void, Never>?
+        /// A consumer in `pause(for:)`, woken by `finish()` or its timeout, whichever comes first.
+        var pauser: DispatchSemaphore?
         var isFinished = false
     }
 
@@ -63,34 +66,25 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
             return (state.waiter, state.pauser)
         }
         waiter?.resume(returning: [])
-        pauser?.resume()
+        pauser?.signal()
     }
 
     /// Returns after `duration`, or as soon as the channel is finished: for a consumer that paces itself
-    /// with `takeAvailable()`. Sleeping out its pace after the last batch kept every run waiting for up to
-    /// that long after its last event (50 ms for `ObserverHub`). Call from the one consumer only.
-    public func pause(for duration: Duration) async {
-        await withCheckedContinuation { (pauser: CheckedContinuation<Void, Never>) in
-            let finished = state.withLock { state -> Bool in
-                if state.isFinished { return true }
-                state.pauser = pauser
-                return false
-            }
-            if finished {
-                pauser.resume()
-                return
-            }
-            // Started once the pauser is in place, so it cannot fire before there is one to wake.
-            Task { [state] in
-                try? await Task.sleep(for: duration)
-                // Nil when `finish()` woke it first: once finished, no later pause waits, so no other
-                // pause's continuation can be here.
-                state.withLock { state -> CheckedContinuation<Void, Never>? in
-                    defer { state.pauser = nil }
-                    return state.pauser
-                }?.resume()
-            }
+    /// with `takeAvailable()` on a thread of its own, which this blocks (never call it from Swift's
+    /// cooperative pool). Sleeping out its pace after the last batch kept every run waiting for up to that
+    /// long after its last event (50 ms for `ObserverHub`). Call from the one consumer only.
+    public func pause(for duration: Duration) {
+        let wake = DispatchSemaphore(value: 0)
+        let finished = state.withLock { state -> Bool in
+            if state.isFinished { return true }
+            state.pauser = wake
+            return false
         }
+        if finished { return }
+        let (seconds, attoseconds) = duration.components
+        _ = wake.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+        // Gone already when `finish()` woke it; a signal that comes after the timeout wakes nobody.
+        state.withLock { $0.pauser = nil }
     }
 
     /// Everything queued now, without waiting, and whether the channel is finished (nothing more will come

@@ -24,6 +24,16 @@ public struct ProcessSpawner: Sendable {
     /// would wait forever.
     public var holdsOutputOpen = false
 
+    /// What `spawn(command:…)` does when the program is busy (`ETXTBSY`): some process still holds it open
+    /// for writing, typically a child forked elsewhere while the file was being written, between its fork
+    /// and its exec. That window closes within milliseconds; nothing here waits it out.
+    public enum BusyProgram: Sendable {
+        /// Throw `textFileBusy` at once, for the caller to try again later, from a timer.
+        case report
+        /// Start the shell instead, which says "Text file busy" and exits 126 as `execvp` would: the last try.
+        case runShell
+    }
+
     /// A spawner with its own program cache and `/bin/sh`.
     public init(locator: ProgramLocator = ProgramLocator(), shell: String = ProcessSpawner.defaultShell) {
         self.locator = locator
@@ -42,10 +52,12 @@ public struct ProcessSpawner: Sendable {
     ///   - sharedEnvironment: entries encoded once for many children, which come first.
     ///   - workingDirectory: where it starts; `nil` keeps this process's directory.
     ///   - niceness: 0–19 (see `SpawnConfiguration.niceness`).
-    /// - Throws: `SystemError` when even the shell cannot be started (no pipe, no memory, no shell).
+    ///   - whenBusy: what a busy program leads to (see `BusyProgram`).
+    /// - Throws: `SystemError` when even the shell cannot be started (no pipe, no memory, no shell), or
+    ///   `textFileBusy` for a busy program when `whenBusy` is `.report`.
     public func spawn(
         command: String, environment: [String], sharedEnvironment: EnvironmentBlock? = nil,
-        workingDirectory: String? = nil, niceness: CInt = 0
+        workingDirectory: String? = nil, niceness: CInt = 0, whenBusy: BusyProgram = .runShell
     ) throws(SystemError) -> ChildProcess {
         if case .direct(let words) = ShellCommand(command), let program = words.first,
            let path = program.utf8.contains(UInt8(ascii: "/")) ? program
@@ -54,7 +66,8 @@ public struct ProcessSpawner: Sendable {
                 return try spawn(SpawnConfiguration(
                     executablePath: path, arguments: words, environment: environment, sharedEnvironment: sharedEnvironment,
                     workingDirectory: workingDirectory, niceness: niceness))
-            } catch where Self.shellExplainsBetter(error.errno) {
+            } catch where error.call == "posix_spawn" && Self.shellExplainsBetter(error.errno)
+                            && !(error.errno == .textFileBusy && whenBusy == .report) {
                 // Fall through to the shell, which prints "not found" or "Permission denied" and exits
                 // 127 or 126, or runs a script without a #! line, as `execvp` would.
             }
@@ -66,24 +79,15 @@ public struct ProcessSpawner: Sendable {
 
     /// Starts the program `configuration` describes.
     ///
-    /// A child with a niceness is spawned from a short-lived thread running at that niceness (see
-    /// `NicedThread`), so the program runs niced from its first instruction. Setting it afterwards with
-    /// `setpriority(PRIO_PGRP)` raced with the exec: a quick program (`nice` itself) ran at 0. POSIX offers
-    /// no spawn attribute for niceness; wrapping the command in `nice -n` would add an exec per task, and
-    /// this thread's own niceness, once raised, could not be lowered again without privilege.
+    /// A child with a niceness sets it itself, between its clone and its exec (see `jobgraph_spawn`), so the
+    /// program runs niced from its first instruction and nothing waits for it here. Setting it afterwards
+    /// with `setpriority(PRIO_PGRP)` raced with the exec: a quick program (`nice` itself) ran at 0.
     /// - Returns: the running child; the caller owns its descriptors (see `ChildProcess`).
-    /// - Throws: `SystemError` whose `subject` is the executable path: `ENOENT`, `EACCES`, `ENOEXEC` and the
-    ///   like from `posix_spawn`, `EINVAL` for an argument holding a NUL byte, a failure to create the pipe
-    ///   or pidfd (in which case the child is killed and reaped first), or to set the niceness.
+    /// - Throws: `SystemError` whose `subject` is the executable path: `ENOENT`, `EACCES`, `ENOEXEC`,
+    ///   `ETXTBSY` and the like from `posix_spawn`, `EINVAL` for an argument holding a NUL byte, a failure to create the pipe
+    ///   or pidfd (in which case the child is killed and reaped first), or from `setpriority` a niceness
+    ///   below the calling thread's own.
     public func spawn(_ configuration: SpawnConfiguration) throws(SystemError) -> ChildProcess {
-        guard configuration.niceness != 0 else { return try spawnFromThisThread(configuration) }
-        return try NicedThread.run(niceness: configuration.niceness, subject: configuration.executablePath) {
-            () throws(SystemError) -> ChildProcess in try spawnFromThisThread(configuration)
-        }
-    }
-
-    /// Spawns with the calling thread's niceness, which the child inherits.
-    private func spawnFromThisThread(_ configuration: SpawnConfiguration) throws(SystemError) -> ChildProcess {
         let program = configuration.executablePath
         guard let argv = CStringArray(configuration.arguments), let ownEnvironment = CStringArray(configuration.environment)
         else { throw SystemError("posix_spawn", errno: .invalidArgument, subject: program) }
@@ -95,8 +99,8 @@ public struct ProcessSpawner: Sendable {
             try pipe.readEnd.setOnlyNonBlocking()
             pid = try withEnvironment(configuration.sharedEnvironment, adding: ownEnvironment,
                                       count: configuration.environment.count) { envp throws(SystemError) in
-                try Self.spawnRetryingBusyText(program, arguments: argv.pointers, environment: envp, output: pipe.writeEnd,
-                                               input: input, workingDirectory: configuration.workingDirectory)
+                try Self.spawnOnce(program, arguments: argv.pointers, environment: envp, output: pipe.writeEnd, input: input,
+                                   workingDirectory: configuration.workingDirectory, niceness: configuration.niceness)
             }
         } catch {
             pipe.readEnd.closeIgnoringErrors()
@@ -124,32 +128,24 @@ public struct ProcessSpawner: Sendable {
         }
     }
 
-    /// One `jobgraph_spawn`, tried again while the executable is busy; its errors carry the name
-    /// `posix_spawn`, whose contract it keeps.
-    private static func spawnRetryingBusyText(
+    /// One `jobgraph_spawn`; its errors carry the name `posix_spawn`, whose contract it keeps.
+    private static func spawnOnce(
         _ program: String, arguments: UnsafePointer<UnsafeMutablePointer<CChar>?>,
         environment: UnsafePointer<UnsafeMutablePointer<CChar>?>, output: FileDescriptor, input: FileDescriptor,
-        workingDirectory: String?
+        workingDirectory: String?, niceness: CInt
     ) throws(SystemError) -> pid_t {
         var pid: pid_t = 0
-        var pause: useconds_t = 1_000
-        while true {
-            let result = program.withCString { path in
-                withOptionalCString(workingDirectory) { directory in
-                    var request = jobgraph_spawn_request(path: path, arguments: arguments, environment: environment,
-                                                         output: output.rawValue, input: input.rawValue, directory: directory)
-                    return jobgraph_spawn(&request, &pid)
-                }
+        var nicenessFailed: CInt = 0
+        let result = program.withCString { path in
+            withOptionalCString(workingDirectory) { directory in
+                var request = jobgraph_spawn_request(path: path, arguments: arguments, environment: environment,
+                                                     output: output.rawValue, input: input.rawValue, directory: directory,
+                                                     niceness: niceness)
+                return jobgraph_spawn(&request, &pid, &nicenessFailed)
             }
-            if result == 0 { return pid }
-            let error = SystemError("posix_spawn", errno: Errno(rawValue: result), subject: program)
-            guard error.errno == .textFileBusy && pause <= longestTextBusyPause else { throw error }
-            // ETXTBSY: another thread of some process still holds the file open for writing, typically a child
-            // forked while the file was being written, between its fork and its exec. That window closes within
-            // microseconds, so wait briefly and try again.
-            usleep(pause)
-            pause *= 2
         }
+        if result == 0 { return pid }
+        throw SystemError(nicenessFailed != 0 ? "setpriority" : "posix_spawn", errno: Errno(rawValue: result), subject: program)
     }
 
     /// `/dev/null`, opened once for every child's standard input, at descriptor 3 or above (which
@@ -175,9 +171,6 @@ public struct ProcessSpawner: Sendable {
         guard let string else { return body(nil) }
         return string.withCString { body($0) }
     }
-
-    /// The last pause before giving up on an executable that stays busy (the pauses sum to about half a second).
-    private static let longestTextBusyPause: useconds_t = 256_000
 
     /// Statuses for which `sh -c` gives the user the familiar message and exit status.
     private static func shellExplainsBetter(_ errno: Errno) -> Bool {

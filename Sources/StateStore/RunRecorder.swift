@@ -106,11 +106,19 @@ public final class RunRecorder: TaskHistory {
                        fingerprints: CheckedTask(fingerprints: check.fingerprints, hasTrustedSuccess: check.hasTrustedSuccess))
     }
 
+    /// Whether the task's last success is trusted, so that its start must withdraw it. Without a check's
+    /// answer, assume the worst. An untracked task's check reads no success (as `StateStore.untrackedCheck`);
+    /// its end withdraws any.
+    private static func hasTrustedSuccess(_ answer: UpToDateAnswer?) -> Bool {
+        answer?.fingerprints is UntrackedTask ? false : (answer?.fingerprints as? CheckedTask)?.hasTrustedSuccess ?? true
+    }
+
+    public func startCommits(answer: UpToDateAnswer?) -> Bool {
+        Self.hasTrustedSuccess(answer)
+    }
+
     public func started(_ task: TaskID, answer: UpToDateAnswer?) {
-        // Without a check's answer, assume the worst: a success to withdraw. An untracked task's check reads
-        // no success (as `StateStore.untrackedCheck`); its end withdraws any.
-        let hasTrustedSuccess = answer?.fingerprints is UntrackedTask ? false
-            : (answer?.fingerprints as? CheckedTask)?.hasTrustedSuccess ?? true
+        let hasTrustedSuccess = Self.hasTrustedSuccess(answer)
         if hasTrustedSuccess {
             // Withdrawn here, in a statement of its own, before the task executes. Waiting instead for the
             // writer to commit it with every row queued before it cost about 200 µs a task: a rebuild of

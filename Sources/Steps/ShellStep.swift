@@ -14,12 +14,21 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         /// The first command not started yet.
         var next = 0
         var running: [UInt64: ProcessID] = [:]
+        /// Commands whose program was busy, waiting for their timer to try again (see `retry`).
+        var retrying = 0
         var failure: TaskResult?
         var isStopping = false
         var isDone = false
         var timer: TimerID?
         var timedOut = false
+
+        /// Nothing runs and nothing waits to: the attempt may end.
+        var isIdle: Bool { running.isEmpty && retrying == 0 }
     }
+
+    /// The pause before the first try again of a busy program, doubled for each next one; after a pause
+    /// longer than `lastBusyPause` (half a second in all) the shell gets the command and says why it fails.
+    private static let firstBusyPause = Duration.milliseconds(1), lastBusyPause = Duration.milliseconds(256)
 
     private let work: TaskWork
     private let commands: [String]
@@ -69,11 +78,16 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         for index in first { spawn(index) }
     }
 
-    private func spawn(_ index: Int) {
+    private func spawn(_ index: Int, busyPause: Duration = ShellStep.firstBusyPause) {
         let child: ChildProcess
+        let isLastTry = busyPause > Self.lastBusyPause
         do {
             child = try spawner.spawn(command: commands[index], environment: environment, sharedEnvironment: sharedEnvironment,
-                                      workingDirectory: work.workingDirectory, niceness: work.niceness)
+                                      workingDirectory: work.workingDirectory, niceness: work.niceness,
+                                      whenBusy: isLastTry ? .runShell : .report)
+        } catch where error.errno == .textFileBusy && !isLastTry {
+            retry(index, after: busyPause)
+            return
         } catch {
             fail(.failed(exitCode: nil, reason: "cannot start `\(commands[index])`: \(error)"))
             return
@@ -92,6 +106,32 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         if stopNow { loop.tearDown(child.id, using: .kill) }
     }
 
+    /// Tries command `index` again once `pause` has passed, from a timer on the loop: its program was busy
+    /// (see `ProcessSpawner.BusyProgram`). Sleeping instead held up the spawning thread, often the loop's.
+    private func retry(_ index: Int, after pause: Duration) {
+        state.withLock { $0.retrying += 1 }
+        loop.schedule(after: pause) { [self] in
+            enum Next { case spawn, wait, finish(TaskResult) }
+            let next = state.withLock { state -> Next in
+                state.retrying -= 1
+                guard state.isStopping else { return .spawn }
+                // Stopped meanwhile (a failure beside it, a timeout, the run): the command never ran.
+                if state.failure == nil {
+                    state.failure = .failed(exitCode: nil, reason: state.timedOut ? timedOutReason
+                                                : "stopped before `\(abbreviated(commands[index]))` ran")
+                }
+                return state.isIdle ? .finish(state.failure ?? .succeeded) : .wait
+            }
+            switch next {
+            case .spawn: spawn(index, busyPause: pause * 2)
+            case .wait: break
+            case .finish(let result): finish(result)
+            }
+        }
+    }
+
+    private var timedOutReason: String { "timed out after \(DurationText.text(forSeconds: work.timeout ?? 0))" }
+
     private func printed(_ line: [UInt8]) {
         log.write(line: line)
         reporter.output(String(decoding: line, as: UTF8.self))
@@ -106,15 +146,14 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
                 break
             case .success(let status):
                 if state.failure == nil {
-                    let reason = state.timedOut ? "timed out after \(DurationText.text(forSeconds: work.timeout ?? 0))"
-                        : "`\(abbreviated(commands[index]))` \(ended(status))"
+                    let reason = state.timedOut ? timedOutReason : "`\(abbreviated(commands[index]))` \(ended(status))"
                     let exitCode: Int32? = if case .exited(let code) = status { code } else { nil }
                     state.failure = .failed(exitCode: exitCode, reason: reason)
                 }
             case .failure(let error):
                 if state.failure == nil { state.failure = .failed(exitCode: nil, reason: "lost track of the process: \(error)") }
             }
-            if state.failure != nil && !state.isStopping && !state.running.isEmpty {
+            if state.failure != nil && !state.isStopping && !state.isIdle {
                 // A parallel group fails as a whole: terminate the rest. Commands that succeed leave the
                 // others running: the group is done when all are done.
                 state.isStopping = true
@@ -125,10 +164,10 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
                 state.next += 1
                 return (.spawn(state.next - 1), group)
             }
-            if !state.running.isEmpty { return (.wait, group) }
+            if !state.isIdle { return (.wait, group) }
             if state.failure == nil, state.timedOut {
                 // A command that exits 0 on SIGTERM still ran out of time.
-                state.failure = .failed(exitCode: nil, reason: "timed out after \(DurationText.text(forSeconds: work.timeout ?? 0))")
+                state.failure = .failed(exitCode: nil, reason: timedOutReason)
             }
             if state.failure == nil, state.next < commands.count {
                 // Stopped between commands, or the stopped command exited 0: the commands did not all run.
@@ -152,7 +191,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         let done = state.withLock { state -> Bool in
             if state.failure == nil { state.failure = result }
             state.isStopping = true
-            return state.running.isEmpty
+            return state.isIdle
         }
         if done { finish(result) } else { stopRunning(using: .terminate(grace: .seconds(5))) }
     }

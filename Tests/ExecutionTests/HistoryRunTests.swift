@@ -157,6 +157,85 @@ struct HistoryRunTests {
         #expect(project.directory.read("long.txt") == "done\n")
     }
 
+    /// While a task's check at its start hashes a large changed input, another task's lines and transitions
+    /// go on (STYLE: "The event loop only waits"). `chatty` prints `one` only once the hash has begun, and
+    /// `two` only once `one` reached the events, and the hash answers only once `chatty` succeeded: on a
+    /// worker that is the order; on the loop's thread the hasher could not wait (nothing would deliver
+    /// `one`), so it answers at once, and `big` ends before `one` arrives.
+    @Test func aLongCheckAtATasksStartHoldsUpNoOtherTasksOutput() async throws {
+        let hasher = GatedHasher(gated: "big.bin")
+        let project = try Project("""
+            version: 1
+            tasks:
+              first: {run: "until [ -e released ]; do sleep 0.01; done", when: always}
+              big: {needs: [first], run: "touch big.done", inputs: [big.bin], outputs: [big.done]}
+              chatty:
+                priority: high
+                run: "echo up; until [ -e hashing ]; do sleep 0.01; done; echo one; until [ -e seen ]; do sleep 0.01; done; echo two"
+            """, hasher: hasher)
+        defer { project.remove() }
+        // Large, mostly a hole, which the hash reads all the same. Not the 1 GB of the issue: the test's own
+        // SHA-256, built for debugging, reads 3.4 MB/s (5 minutes for 1 GB); the gate, not the size, makes
+        // the order. `first` runs always, so the pass before the run leaves `big` to its check at its start;
+        // it ends once `up` came through the loop, so the loop (not the thread that started the first
+        // tasks) is what starts `big`.
+        try project.directory.write("the head of a large input\n", to: "big.bin")
+        let big = try #require(FileHandle(forWritingAtPath: project.directory.file("big.bin")))
+        try big.truncate(atOffset: 16 << 20)
+        try big.close()
+        let seeing: (RunEvent, Runner) async -> Void = { event, _ in
+            if case .output(task: "chatty", line: "up") = event { try? project.directory.write("", to: "released") }
+            if case .output(task: "chatty", line: "one") = event { try? project.directory.write("", to: "seen") }
+            if case .transition(let transition) = event, transition.task == "chatty", transition.to == .succeeded { hasher.open() }
+        }
+        let build = try await project.run(jobs: 3, react: seeing)
+        #expect(build.observer.finalState(of: "big") == .succeeded)
+
+        for marker in ["released", "hashing", "seen"] { try FileManager.default.removeItem(atPath: project.directory.file(marker)) }
+        // A new modification time, the same content: the check must read the file again to find it up to date.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)],
+                                              ofItemAtPath: project.directory.file("big.bin"))
+        hasher.arm(loop: try EventLoop())
+        let rerun = try await project.run(jobs: 3, loop: hasher.loop, react: seeing)
+        let events = rerun.observer.events
+        let one = try #require(events.firstIndex { if case .output(task: "chatty", line: "one") = $0 { true } else { false } })
+        let two = try #require(events.firstIndex { if case .output(task: "chatty", line: "two") = $0 { true } else { false } })
+        let chattyDone = try #require(events.firstIndex { if case .transition(let t) = $0 { t.task == "chatty" && t.to == .succeeded } else { false } })
+        let bigDone = try #require(events.firstIndex { if case .transition(let t) = $0 { t.task == "big" && t.to.isTerminal } else { false } })
+        // `one` and `two` came through while `big` was still being checked, and so did `chatty`'s end.
+        #expect(one < two && two < chattyDone)
+        #expect(chattyDone < bigDone, "\(rerun.observer.transitionLines)")
+        #expect(rerun.observer.finalState(of: "big") == .upToDate)
+        #expect(hasher.gatedReads == 2)
+    }
+
+    /// A task found out of date before the run, whose last success its start withdraws (a commit), starts
+    /// on a worker when the loop is what starts it: here once `slot` ends, with `--jobs 1`, which it does
+    /// once its line came through the loop (so the thread that started it has long moved on).
+    @Test func aStartThatCommitsIsNeverRecordedOnTheLoopsThread() async throws {
+        let project = try Project("""
+            version: 1
+            tasks:
+              slot: {run: "echo up; until [ -e go ]; do sleep 0.01; done", priority: high}
+              changed: {run: "cat source.txt > made.txt", inputs: [source.txt], outputs: [made.txt]}
+            """)
+        defer { project.remove() }
+        try project.directory.write("first", to: "source.txt")
+        _ = try await project.run(jobs: 1, react: { event, _ in
+            if case .output(task: "slot", line: "up") = event { try? project.directory.write("", to: "go") }
+        })
+        try FileManager.default.removeItem(atPath: project.directory.file("go"))
+        try project.directory.write("second", to: "source.txt")
+        let loop = try EventLoop()
+        let noted = Locked<[String]>([])
+        let run = try await project.run(jobs: 1, loop: loop, react: { event, _ in
+            if case .output(task: "slot", line: "up") = event { try? project.directory.write("", to: "go") }
+        }, history: { ThreadNotingHistory($0, loop: loop, noted: noted) })
+        #expect(run.observer.finalState(of: "changed") == .succeeded)
+        #expect(project.directory.read("made.txt") == "second")
+        #expect(noted.withLock { $0 } == ["changed: commits, not on the loop"])
+    }
+
     @Test func measuredMediansFollowTheRealDurations() async throws {
         let project = try Project("""
             version: 1
@@ -180,14 +259,15 @@ private struct Project {
     let graph: TaskGraph
     let store: StateStore
 
-    init(_ yaml: String) throws {
+    init(_ yaml: String, hasher: GatedHasher? = nil) throws {
         directory = try ScratchDirectory("jobgraph-history-run")
+        hasher?.directory = directory
         try directory.write(yaml, to: "pipeline.yaml")
         var diagnostics = Diagnostics()
         let checked = PipelineCheck.graph(yaml: yaml, file: directory.file("pipeline.yaml"), diagnostics: &diagnostics)
         #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
         graph = try #require(checked)
-        store = try StateStore.open(directory: directory.path)
+        store = try StateStore.open(directory: directory.path, fingerprinter: hasher.map { Fingerprinter(hasher: $0) } ?? Fingerprinter())
     }
 
     struct Run {
@@ -198,7 +278,12 @@ private struct Project {
     }
 
     /// One run through a new Runner and RunRecorder, as `jobgraph run` does, holding the run lock.
-    func run(jobs: Int = 2, force: Bool = false, react: (RunEvent, Runner) async -> Void = { _, _ in }) async throws -> Run {
+    /// - Parameters:
+    ///   - loop: the event loop the tasks run on, which the run stops; a new one by default.
+    ///   - history: what the Runner gets as its history, given the run's recorder; the recorder itself by default.
+    func run(jobs: Int = 2, force: Bool = false, loop: EventLoop? = nil,
+             react: (RunEvent, Runner) async -> Void = { _, _ in },
+             history: (RunRecorder) -> any TaskHistory = { $0 }) async throws -> Run {
         let lock = try store.acquireRunLock()
         defer { lock.release() }
         var configuration = RunConfiguration(
@@ -207,10 +292,11 @@ private struct Project {
         configuration.force = force
         let recorder = try RunRecorder(store: store, pipelineFile: graph.pipeline.file, pipelineDirectory: directory.path,
                                        taskCount: graph.nodes.count, startTime: Date())
-        let loop = try EventLoop()
+        let loop = try loop ?? EventLoop()
         defer { loop.stop() }
         let runner = Runner(graph: graph, configuration: configuration,
-                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory), history: recorder)
+                            executor: LocalExecutor(loop: loop, logDirectory: configuration.logDirectory),
+                            history: history(recorder))
         let observer = RecordingObserver()
         async let summary = runner.run()
         for await event in runner.events {
@@ -224,4 +310,71 @@ private struct Project {
     }
 
     func remove() { directory.remove() }
+}
+
+/// Hashes from disk; for one file it first creates `hashing` beside the pipeline, and once armed it holds
+/// its answer until `open()`, unless it runs on the armed loop's thread, where holding it would stop the
+/// very events that open it.
+private final class GatedHasher: FileHasher, @unchecked Sendable {
+    // `@unchecked`: `directory` is set once before any hash; the rest is behind locks.
+    private let gated: String
+    var directory: ScratchDirectory?
+    private let armed = Locked<EventLoop?>(nil)
+    private let gate = DispatchSemaphore(value: 0)
+    private let reads = Locked(0)
+
+    init(gated: String) { self.gated = gated }
+
+    var loop: EventLoop? { armed.withLock { $0 } }
+    var gatedReads: Int { reads.withLock { $0 } }
+
+    /// From now on the gated file's hash waits for `open()`, unless it is made on `loop`'s thread.
+    func arm(loop: EventLoop) { armed.withLock { $0 = loop } }
+
+    /// Lets a waiting hash answer; does nothing before `arm`.
+    func open() {
+        if loop != nil { gate.signal() }
+    }
+
+    func sha256(ofFileAt path: String) throws -> String {
+        guard let directory, path == directory.file(gated) else { return try DiskFileHasher().sha256(ofFileAt: path) }
+        reads.withLock { $0 += 1 }
+        try directory.write("", to: "hashing")
+        let digest = try DiskFileHasher().sha256(ofFileAt: path)
+        if let loop = armed.withLock({ $0 }), !loop.isCurrentThread { gate.wait() }
+        return digest
+    }
+}
+
+/// A run's history that notes, for each start that commits, whether it was recorded on the loop's thread.
+private struct ThreadNotingHistory: TaskHistory {
+    let recorder: RunRecorder
+    let loop: EventLoop
+    let noted: Locked<[String]>
+
+    init(_ recorder: RunRecorder, loop: EventLoop, noted: Locked<[String]>) {
+        self.recorder = recorder
+        self.loop = loop
+        self.noted = noted
+    }
+
+    func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer {
+        recorder.check(work, inputs: inputs, outputs: outputs, environmentNames: environmentNames)
+    }
+
+    func makeBatchCheck() -> (any UpToDateBatchChecking)? { recorder.makeBatchCheck() }
+
+    func startCommits(answer: UpToDateAnswer?) -> Bool { recorder.startCommits(answer: answer) }
+
+    func started(_ task: TaskID, answer: UpToDateAnswer?) {
+        if recorder.startCommits(answer: answer) {
+            let thread = loop.isCurrentThread ? "on the loop" : "not on the loop"
+            noted.withLock { $0.append("\(task): commits, \(thread)") }
+        }
+        recorder.started(task, answer: answer)
+    }
+
+    func ended(_ task: TaskID, state: TaskState, attempts: Int, duration: Double?, exitCode: Int32?, answer: UpToDateAnswer?) {
+        recorder.ended(task, state: state, attempts: attempts, duration: duration, exitCode: exitCode, answer: answer)
+    }
 }

@@ -18,7 +18,7 @@ private func graph(_ tasks: [(id: String, needs: [String], service: Bool)]) thro
 }
 
 private func operation(_ index: Int) -> TaskOperation {
-    TaskOperation(index: index, queue: 0, name: "t\(index)", priority: .normal, qos: nil, begin: { _ in })
+    TaskOperation(index: index, name: "t\(index)", begin: { _ in })
 }
 
 /// Operations are made when their task starts and let go once nothing needs them: a long run keeps its

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import JobGraphBasics
 import JobGraphTestSupport
 import Testing
@@ -95,17 +96,18 @@ struct EventChannelTests {
     @Test func finishingEndsAPauseAtOnce() async {
         let channel = EventChannel<Int>()
         let returned = Locked(false)
-        Task {
-            await channel.pause(for: .seconds(600))
+        // A thread of its own, as `ObserverHub` pauses on: the pause blocks it.
+        Thread {
+            channel.pause(for: .seconds(600))
             returned.withLock { $0 = true }
-        }
+        }.start()
         try? await Task.sleep(for: .milliseconds(20))  // let it pause; the result is the same if it has not yet
         channel.finish()
         // Polled, not awaited: a pause that `finish()` did not end would hang the test instead of failing it.
         for _ in 0..<3000 where !returned.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
         #expect(returned.withLock { $0 }, "the pause outlasted 3,000 polls after the channel finished")
         // Once finished, a pause does not wait at all.
-        await channel.pause(for: .seconds(600))
+        channel.pause(for: .seconds(600))
         #expect(channel.takeAvailable().isFinished)
     }
 
@@ -113,8 +115,10 @@ struct EventChannelTests {
         let channel = EventChannel<Int>()
         let clock = ContinuousClock()
         let start = clock.now
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { channel.yield(1) }
-        await channel.pause(for: .milliseconds(100))
+        // Queued first, so that no timing decides whether it comes during the pause: an element does not
+        // wake a pause (only `finish()` does), queued before it or while it lasts.
+        channel.yield(1)
+        channel.pause(for: .milliseconds(100))
         #expect(clock.now - start >= .milliseconds(100))
         let (elements, isFinished) = channel.takeAvailable()
         #expect(elements == [1] && !isFinished)

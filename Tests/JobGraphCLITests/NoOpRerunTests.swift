@@ -275,10 +275,12 @@ struct NoOpRerunTests {
     }
 
     /// The last of a repeated `--var` wins (docs/cli.md), in the command a task runs and so in its
-    /// definition: a rerun whose last value differs runs the task, whatever values came before.
+    /// definition: a rerun whose last value differs runs the task, whatever values came before. (The issue's
+    /// file declared no `vars`; `--var` now sets only a declared variable.)
     @Test func aRerunWhoseLastRepeatedVarDiffersRunsTheTask() async throws {
         let folder = try PipelineFolder("""
             version: 1
+            vars: {X: ""}
             tasks:
               write:
                 run: echo "{{ X }}" > out.txt

@@ -247,21 +247,24 @@ import Testing
         }
     }
 
-    /// A script another thread still holds open for writing (as a child forked elsewhere in this process,
-    /// between its fork and its exec, would) cannot be exec'd (`ETXTBSY`); the spawner waits the moment
-    /// out instead of failing the task.
-    @Test func aScriptBrieflyHeldOpenForWritingStillStarts() async throws {
+    /// A script still held open for writing (as a child forked elsewhere in this process, between its fork
+    /// and its exec, would hold it) cannot be exec'd (`ETXTBSY`). The spawner never waits that out: it says
+    /// so at once for its caller to try again later (`ShellStep`, from a timer), or on the last try lets the
+    /// shell say it.
+    @Test func aBusyScriptIsReportedAtOnceOrLeftToTheShell() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try directory.write("#!/bin/sh\necho ran\n", to: "busy", executable: true)
         let writer = open(directory.path + "/busy", O_WRONLY | O_CLOEXEC)
         #expect(writer >= 0)
-        let closer = Thread { usleep(2_000); close(writer) }
-        closer.start()
+        defer { close(writer) }
+        #expect(throws: SystemError("posix_spawn", errno: .textFileBusy, subject: directory.path + "/busy")) {
+            try ProcessSpawner().spawn(command: directory.path + "/busy", environment: testEnvironment, whenBusy: .report)
+        }
         try await withEventLoop { loop in
             let result = try await run(directory.path + "/busy", on: loop)
-            #expect(result.lines == ["ran"])
-            #expect(result.end == .exited(.exited(code: 0)))
+            #expect(result.lines.count == 1 && result.lines[0].contains("Text file busy"), "\(result.lines)")
+            #expect(result.end == .exited(.exited(code: 126)))
         }
     }
 }

@@ -67,4 +67,20 @@ struct LocalExecutorTests {
             #expect(bench.log(of: "two") == "from two\n")
         }
     }
+
+    /// A command whose program is busy (`ETXTBSY`, see `ProcessSpawner.BusyProgram`) is tried again from a
+    /// timer: `start` returns while the script is still held open for writing, and the command runs once
+    /// it is let go.
+    @Test func aBusyProgramIsTriedAgainFromATimerAndRuns() async throws {
+        try await withStepBench { bench in
+            try bench.directory.write("#!/bin/sh\necho ran\n", to: "busy")
+            #expect(chmod(bench.directory.file("busy"), 0o755) == 0)
+            let writer = open(bench.directory.file("busy"), O_WRONLY | O_CLOEXEC)
+            #expect(writer >= 0)
+            var watch = try bench.start(bench.work(["./busy"]))
+            close(writer)
+            #expect(await watch.end() == .succeeded)
+            #expect(watch.lines == ["ran"])
+        }
+    }
 }

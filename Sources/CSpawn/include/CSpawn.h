@@ -20,13 +20,16 @@ typedef struct {
     int input;
     /// The child's working directory; NULL keeps this process's.
     const char *directory;
+    /// The child's niceness, set before its exec; 0 keeps the calling thread's.
+    int niceness;
 } jobgraph_spawn_request;
 
 /// Starts `request->path` in a new process group of its own, with an empty signal mask, every signal at its
 /// default action, descriptors 0–2 as the request says and no other descriptor open.
 ///
 /// Returns 0 and stores the child's id in `*child`, or returns an errno value: from clone, or from the
-/// child's setup or its execve (in which case the child has already been reaped).
-int jobgraph_spawn(const jobgraph_spawn_request *request, pid_t *child);
+/// child's setup or its execve (in which case the child has already been reaped). `*niceness_failed` is
+/// then 1 when it was setting the niceness that failed, else 0.
+int jobgraph_spawn(const jobgraph_spawn_request *request, pid_t *child, int *niceness_failed);
 
 #endif
