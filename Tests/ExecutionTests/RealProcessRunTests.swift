@@ -290,9 +290,9 @@ struct RealProcessRunTests {
                 runner.control(.suspend)
                 try directory.write("", to: "go")
             } else if transition.to.isTerminal {
-                // A slot is free and `second` is ready: a runner that ignored the suspension would start it
-                // now. Give it the chance before resuming; a correct runner passes whatever this wait.
-                try await Task.sleep(for: .milliseconds(300))
+                // A slot is free and `second` is ready: a runner that ignored the suspension would start it.
+                // Its start would be announced before the resumption, under the lock that orders both: the
+                // order of the events, checked below, proves that it waited.
                 #expect(!directory.exists("second.ran"))
                 runner.control(.resume)
             }

@@ -166,22 +166,44 @@ struct HistoryCommandTests {
 
     @Test func measuredDurationsDecideWhichReadyTaskStartsFirst() async throws {
         // With `--jobs 1` and no history, `head` starts first: its remaining path counts 2 tasks against
-        // `long`'s 1. Once runs have measured `long` at 1.5 s and `head` + `tail` at almost nothing,
-        // `long` has the longer remaining critical path and starts first (contract: scheduling rules).
-        // `long` takes 1.5 s: under ThreadSanitizer on a loaded machine, two `true` tasks were measured at
-        // over 0.6 s together, time spent noticing their exits.
+        // `long`'s 1. Once the history's medians make `long` longer than `head` + `tail` together, `long` has
+        // the longer remaining critical path and starts first (contract: scheduling rules).
+        // `long` sleeps 1.5 s, which one run normally measures as longer; but under ThreadSanitizer on a
+        // loaded machine two `true` tasks were measured at over 0.6 s together, time spent noticing their
+        // exits, and could be longer still. So, until the history (`history --json`) says `long` is longer,
+        // `long` runs alone again and sleeps longer.
         let folder = try PipelineFolder("""
             version: 1
             tasks:
               head: {run: "true"}
               tail: {needs: [head], run: "true"}
-              long: {run: "sleep 1.5"}
+              long: {run: "sleep $(cat long.seconds)"}
             """)
         defer { folder.remove() }
+        try folder.write("1.5\n", to: "long.seconds")
         let first = try await folder.run(["--jobs", "1"])
         #expect(first.executionOrder.first == "head")
+        while true {
+            let medians = try await Self.medianDurations(in: folder)
+            let head = try #require(medians["head"]), tail = try #require(medians["tail"]), long = try #require(medians["long"])
+            if long > head + tail { break }
+            try folder.write(String(format: "%.3f\n", 2 * (head + tail) + 1.5), to: "long.seconds")
+            let alone = try await folder.run(["--jobs", "1", "long"])
+            try #require(alone.status == 0, "\(alone.outcome.standardError)")
+        }
         let second = try await folder.run(["--jobs", "1"])
         #expect(second.executionOrder.first == "long", "\(second.executionOrder)")
+    }
+
+    /// Each task's median duration in seconds, as `history --json` reports the medians scheduling uses.
+    private static func medianDurations(in folder: PipelineFolder) async throws -> [String: Double] {
+        let history = try await folder.history(["--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [String: Any])
+        let slowest = try #require(report["slowest_tasks"] as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: slowest.compactMap { entry in
+            guard let task = entry["task"] as? String, let median = entry["median_duration"] as? Double else { return nil }
+            return (task, median)
+        })
     }
 
     /// Every key of every object in `value`, nested ones included.

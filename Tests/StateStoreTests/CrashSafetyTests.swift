@@ -79,10 +79,12 @@ struct CrashSafetyTests {
                 db.execute("INSERT INTO task_inputs (task, path, sha256) VALUES (?, ?, 'h')", (task, "src/%s.c" % task))
                 db.execute("COMMIT")
                 i += 1
+                if i == 10:
+                    print("committed", flush=True)
             """
         let writer = try Child(try #require(python3), ["-c", script, database])
         try #require(writer.readLine() == "begun")
-        try await Task.sleep(for: .milliseconds(300))
+        try #require(writer.readLine() == "committed")
         kill(writer.pid, SIGKILL)
         #expect(writer.wait() == SIGKILL)
 

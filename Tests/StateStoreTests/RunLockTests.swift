@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JobGraphBasics
+import JobGraphTestSupport
 import Testing
 @testable import StateStore
 
@@ -94,7 +95,7 @@ import Testing
             let lock = try store.waitForRunLock()
             acquired.withLock { $0 = lock }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await eventually { ProcessTable.waitsForLock(getpid(), on: store.lockPath) })
         #expect(acquired.withLock { $0 } == nil)
         try child.closeInput()
         #expect(child.wait() == 0)
