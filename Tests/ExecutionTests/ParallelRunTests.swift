@@ -21,7 +21,7 @@ struct ParallelRunTests {
             version: 1
             tasks:
               checks:
-                timeout: 20s
+                timeout: 300s
                 parallel:
                   - touch started.lint; \(barrier); echo lint done
                   - touch started.unit; \(barrier); echo unit done
@@ -71,7 +71,7 @@ struct ParallelRunTests {
             version: 1
             tasks:
               group:
-                timeout: 20s
+                timeout: 300s
                 parallel:
                   - touch started.1; \(wait)
                   - touch started.2; \(wait)

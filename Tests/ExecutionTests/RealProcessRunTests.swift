@@ -77,8 +77,8 @@ struct RealProcessRunTests {
         // Each task waits until three tasks have started: the first wave (two `net` tasks by priority, then
         // one default) must be executing at once, or the run times out (a hang guard, not a wait).
         let barrier = "mktemp started/x.XXXXXX > /dev/null; until [ $(ls started | wc -l) -ge 3 ]; do sleep 0.01; done"
-        let tasks = (1...4).map { "  n\($0): {queue: net, priority: high, timeout: 50s, run: \"\(barrier)\"}" }
-            + (1...4).map { "  c\($0): {timeout: 50s, run: \"\(barrier)\"}" }
+        let tasks = (1...4).map { "  n\($0): {queue: net, priority: high, timeout: 300s, run: \"\(barrier)\"}" }
+            + (1...4).map { "  c\($0): {timeout: 300s, run: \"\(barrier)\"}" }
         let run = try await RealRun.run("""
             version: 1
             queues:

@@ -18,7 +18,7 @@ struct ServiceSignalTests {
             tasks:
               server:
                 run: exec python3 -m http.server \(port) --bind 127.0.0.1
-                service: {ready: {reachable: "127.0.0.1:\(port)"}, timeout: 30s}
+                service: {ready: {reachable: "127.0.0.1:\(port)"}, timeout: 300s}
               client:
                 needs: [server]
                 run: curl -sSf -o /dev/null http://127.0.0.1:\(port)/ && echo reached && exec sleep 300.741
@@ -52,7 +52,7 @@ struct ServiceSignalTests {
             tasks:
               server:
                 run: exec sleep 300.742
-                service: {ready: {reachable: "127.0.0.1:\(socket.port)"}, timeout: 50s}
+                service: {ready: {reachable: "127.0.0.1:\(socket.port)"}, timeout: 300s}
               client: {needs: [server], run: "touch client.ran"}
             """, to: "p.yaml")
         let running = try JobGraphBinary.start(["run", "p.yaml", "--events", "events.jsonl"], in: directory)
@@ -79,7 +79,7 @@ struct ClosedOutputTests {
             tasks:
               server:
                 run: exec python3 -m http.server \(port) --bind 127.0.0.1
-                service: {ready: {reachable: "127.0.0.1:\(port)"}, timeout: 30s}
+                service: {ready: {reachable: "127.0.0.1:\(port)"}, timeout: 300s}
               client:
                 needs: [server]
                 run: for i in $(seq 1 2000); do echo line $i; done; curl -sSf -o /dev/null http://127.0.0.1:\(port)/ && touch client.ran

@@ -124,9 +124,9 @@ public enum ProcessTable {
 
 /// Checks `condition` every `pause` (10 ms) until it holds or `limit` passes: for effects with no event
 /// to await, such as the kernel finishing a process's exit, or another program's answer. `limit` is a hang
-/// guard, never the expected wait.
+/// guard, never the expected wait (by default 20 s, times `TestBuild.hangGuardFactor`).
 /// - Returns: whether the condition held in time.
-public func eventually(within limit: Duration = .seconds(20), every pause: Duration = .milliseconds(10),
+public func eventually(within limit: Duration = .seconds(20 * TestBuild.hangGuardFactor), every pause: Duration = .milliseconds(10),
                        _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + limit
     while true {
