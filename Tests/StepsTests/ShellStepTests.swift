@@ -54,7 +54,10 @@ struct ShellStepTests {
         try await withStepBench { bench in
             let commands = (1...4).map { "touch started.\($0); until [ -e go ]; do sleep 0.01; done # \(bench.directory.path)" }
             var watch = try bench.start(bench.work(commands, concurrently: true, processLimit: 2))
-            #expect(commands.map { ProcessTable.living(withArgument: $0).count } == [1, 1, 0, 0])
+            func living() -> [Int] { commands.map { ProcessTable.living(withArgument: $0).count } }
+            // Under ThreadSanitizer on a loaded machine, one look at `/proc` once found none of them.
+            #expect(await eventually { living().reduce(0, +) >= 2 })
+            #expect(living() == [1, 1, 0, 0])
             try bench.directory.write("", to: "go")
             #expect(await watch.end() == .succeeded)
             #expect((1...4).allSatisfy { bench.directory.exists("started.\($0)") })
