@@ -7,7 +7,7 @@ import PipelineModel
 /// Reading the run history: `jobgraph history`, and the durations that rank tasks by critical path.
 extension StateStore {
     /// The latest runs, newest first. A run without an outcome reads as `running` while the process named
-    /// in `.jobgraph/lock` is alive, else as `interrupted`.
+    /// in `.jobgraph/lock` holds that lock, else as `interrupted`.
     /// - Parameter pipelineFile: only this pipeline's runs; `nil` for every pipeline in the folder.
     public func recentRuns(pipelineFile: String? = nil, limit: Int = 10) throws -> [RunRecord] {
         let pipeline = pipelineFile.map(Self.pipelineKey)
@@ -171,9 +171,23 @@ extension StateStore {
 
     /// Whether `.jobgraph/lock` names a live process: read without taking the lock, so asking never
     /// gets in the way of a run that is starting.
+    /// Whether the process named in the lock file still holds its `flock`: a line of `/proc/locks` with
+    /// that pid on the file's inode. A living pid alone does not say it: the pid of a run killed with
+    /// SIGKILL may since name another process (pids wrap, at 32,768 on some machines), and the run would
+    /// read as `running` for as long as that one lives. Where `/proc/locks` cannot be read, the pid is all
+    /// there is.
     private static func lockHolderIsAlive(_ path: String) -> Bool {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),  // no lock file: nobody runs
               let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 else { return false }
-        return kill(pid, 0) == 0 || errno == EPERM
+        var file = stat()
+        guard stat(path, &file) == 0, let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else {
+            return kill(pid, 0) == 0 || errno == EPERM
+        }
+        // `3: FLOCK  ADVISORY  WRITE 7941 fe:00:16220244 0 EOF`; a waiter's line has `->` after the number.
+        return locks.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 5 && fields[1] == "FLOCK" && fields[4] == "\(pid)"
+                && fields[5].split(separator: ":").last == "\(file.st_ino)"
+        }
     }
 }

@@ -27,7 +27,7 @@ struct FanOutRunTests {
                 needs: [list]
                 foreach: {from: build/items.json}
                 queue: pool
-                timeout: 20s
+                timeout: 300s
                 run: mktemp started/x.XXXXXX > /dev/null; until [ $(ls started | wc -l) -ge 2 ]; do sleep 0.01; done; echo {{ item }} | tee build/{{ item }}.out
               album:
                 needs: [work]

@@ -77,8 +77,8 @@ struct RealProcessRunTests {
         // Each task waits until three tasks have started: the first wave (two `net` tasks by priority, then
         // one default) must be executing at once, or the run times out (a hang guard, not a wait).
         let barrier = "mktemp started/x.XXXXXX > /dev/null; until [ $(ls started | wc -l) -ge 3 ]; do sleep 0.01; done"
-        let tasks = (1...4).map { "  n\($0): {queue: net, priority: high, timeout: 50s, run: \"\(barrier)\"}" }
-            + (1...4).map { "  c\($0): {timeout: 50s, run: \"\(barrier)\"}" }
+        let tasks = (1...4).map { "  n\($0): {queue: net, priority: high, timeout: 300s, run: \"\(barrier)\"}" }
+            + (1...4).map { "  c\($0): {timeout: 300s, run: \"\(barrier)\"}" }
         let run = try await RealRun.run("""
             version: 1
             queues:
@@ -290,9 +290,9 @@ struct RealProcessRunTests {
                 runner.control(.suspend)
                 try directory.write("", to: "go")
             } else if transition.to.isTerminal {
-                // A slot is free and `second` is ready: a runner that ignored the suspension would start it
-                // now. Give it the chance before resuming; a correct runner passes whatever this wait.
-                try await Task.sleep(for: .milliseconds(300))
+                // A slot is free and `second` is ready: a runner that ignored the suspension would start it.
+                // Its start would be announced before the resumption, under the lock that orders both: the
+                // order of the events, checked below, proves that it waited.
                 #expect(!directory.exists("second.ran"))
                 runner.control(.resume)
             }

@@ -130,14 +130,19 @@ private func makeRunner(_ tasks: [TaskSpec], queues: [QueueSpec] = [], jobs: Int
             observer.observe(event)
             if case .transition(let transition) = event, transition.task == "first", transition.to == .ready {
                 // Ready but held: nothing may start until resumed.
-                try await Task.sleep(for: .milliseconds(50))
                 startedWhileSuspended = executor.recorded.started
                 runner.control(.resume)
             }
         }
         _ = await summary
         #expect(startedWhileSuspended == [])
-        #expect(observer.events.contains { if case .suspended(false) = $0 { true } else { false } })
+        // A start is announced under the lock that orders it: one made while suspended, even after the
+        // look above, would come before the resumption in the stream.
+        let resumed = observer.events.firstIndex { if case .suspended(false) = $0 { true } else { false } }
+        let firstStarted = observer.events.firstIndex {
+            if case .transition(let transition) = $0 { transition.task == "first" && transition.to == .executing } else { false }
+        }
+        #expect(resumed != nil && firstStarted != nil && resumed! < firstStarted!, "\(observer.events)")
         #expect(executor.recorded.started == ["first", "second"])
     }
 }

@@ -19,7 +19,7 @@ struct ServiceRunTests {
               server:
                 needs: [site]
                 run: exec python3 -m http.server \(port) --bind 127.0.0.1 --directory site
-                service: {ready: {reachable: "127.0.0.1:\(port)"}, timeout: 20s}
+                service: {ready: {reachable: "127.0.0.1:\(port)"}, timeout: 300s}
               curl-client:
                 needs: [server]
                 run: curl -sSf http://127.0.0.1:\(port)/index.html
@@ -56,7 +56,7 @@ struct ServiceRunTests {
             tasks:
               server:
                 run: echo up; exec sleep 300.611
-                service: {timeout: 20s}
+                service: {timeout: 300s}
               client: {needs: [server], run: "echo used it"}
               unrelated: {run: "until [ -e server.ended ]; do sleep 0.01; done"}
             """, jobs: 3, react: { event, _, directory in
@@ -95,7 +95,7 @@ struct ServiceRunTests {
             tasks:
               server:
                 run: echo up; until [ -e die ]; do sleep 0.01; done; exit 3
-                service: {timeout: 20s}
+                service: {timeout: 300s}
               gate: {run: "until [ -e release ]; do sleep 0.01; done"}
               client: {needs: [server, gate], run: "touch client.ran"}
               rescue: {needs: [server, gate], when: failure, run: "echo rescuing"}
@@ -117,7 +117,7 @@ struct ServiceRunTests {
             tasks:
               server:
                 run: echo up; exec sleep 300.613
-                service: {timeout: 20s}
+                service: {timeout: 300s}
               client: {needs: [server], run: "echo using; exec sleep 300.614"}
             """, jobs: 2, react: { event, runner, _ in
             if case .output("client", "using") = event { runner.control(.interrupt) }
@@ -134,7 +134,7 @@ struct ServiceRunTests {
             tasks:
               quitter:
                 run: echo bye
-                service: {ready: {file_exists: never.txt}, timeout: 20s}
+                service: {ready: {file_exists: never.txt}, timeout: 300s}
               client: {needs: [quitter], run: "touch client.ran"}
             """, jobs: 2, keepGoing: true)
         #expect(run.finalStates == ["quitter": .failed, "client": .skipped])

@@ -15,6 +15,8 @@ import Testing
           fetch: {download: {url: "{{ site }}/a.png", to: "{{ folder }}/a.png"}, inputs: [urls.txt]}
           tint: {filter: {input: "{{ folder }}/a.png", output: "{{ folder }}/b.png", effect: sepia}, outputs: [log.txt]}
           escape: {run: "true", inputs: ["{{ folder }}/x"], outputs: ["{{ folder }}/{{ up }}"]}
+          group: {parallel: ["true 1", "true 2", "true 3", "true 4"]}
+          pair: {parallel: ["true 1", "true 2"]}
         """
 
     private func resolverAndTasks() throws -> (WorkResolver, [String: RunTask]) {
@@ -55,6 +57,13 @@ import Testing
         #expect(tint.inputs == ["build/a.png"] && tint.outputs == ["log.txt", "build/b.png"])
         let compile = try resolver.checkedWork(for: try #require(tasks["compile"]))
         #expect(compile.work.workingDirectory == "/work/p/src" && compile.outputs == ["build/app"])
+    }
+
+    @Test func aGroupMayRunAsManyCommandsAtOnceAsJobsAndNoMoreThanItHas() throws {
+        let (resolver, tasks) = try resolverAndTasks()
+        #expect(try resolver.work(for: try #require(tasks["group"]), attempt: 1).processLimit == 2)
+        #expect(try resolver.work(for: try #require(tasks["pair"]), attempt: 1).processLimit == 2)
+        #expect(try resolver.work(for: try #require(tasks["compile"]), attempt: 1).processLimit == nil)
     }
 
     @Test func aPathLeavingThePipelinesFolderFailsTheCheckAsItFailsTheStart() throws {

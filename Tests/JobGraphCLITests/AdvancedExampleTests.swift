@@ -3,7 +3,8 @@ import JobGraphTestSupport
 import Testing
 
 /// `examples/advanced.yaml` runs as its comment says, with only coreutils and python3, writing only under
-/// `build/`. It runs in a scratch copy, on a free port instead of 8765, so it never touches the repository.
+/// `build/`. It runs in a scratch copy, on a free port instead of 8765, so it never touches the repository,
+/// and with the server's 10 s to get ready raised: on a loaded machine python3 took longer to start.
 @Suite(.hangLimit(minutes: 1))
 struct AdvancedExampleTests {
     @Test func theAdvancedExampleRunsAndLeavesNoProcessBehind() async throws {
@@ -12,6 +13,8 @@ struct AdvancedExampleTests {
         let example = Fixtures.repositoryRoot.appendingPathComponent("examples/advanced.yaml")
         let port = try LoopbackSocket.freePort()
         let text = try String(contentsOf: example, encoding: .utf8).replacingOccurrences(of: "8765", with: "\(port)")
+            .replacingOccurrences(of: "      timeout: 10s\n", with: "      timeout: 300s\n")
+        try #require(text.contains("      timeout: 300s\n"), "the server's readiness time limit moved")
         try directory.write(text, to: "advanced.yaml")
         let outcome = try await JobGraphBinary.run(["run", "advanced.yaml", "--jobs", "4", "--events", "events.jsonl"], in: directory)
         #expect(outcome.status == 0, "\(outcome.standardOutput)\(outcome.standardError)")

@@ -37,8 +37,9 @@ struct ConcurrentRunTests {
         let waitingEvents = folder.nextEventsFile()
         let waiting = try JobGraphBinary.start(["run", "p.yaml", "--wait", "--progress", "plain", "--events", waitingEvents],
                                                in: folder.directory)
-        // A hang guard, not the expectation: the waiting run must not start while the first holds the lock.
-        try await Task.sleep(for: .milliseconds(500))
+        // The waiting run must not start while the first holds the lock: once it waits for the lock, it has
+        // started nothing.
+        #expect(await eventually { ProcessTable.waitsForLock(waiting.pid, on: folder.directory.file(".jobgraph/lock")) })
         #expect(folder.directory.read("runs.txt") == "run\n")
         #expect(!folder.directory.exists(waitingEvents) || waiting.events(in: waitingEvents).isEmpty)
 

@@ -133,10 +133,12 @@ import Glibc
 
     /// A run killed with SIGKILL leaves its pid in `.jobgraph/lock`, but the kernel dropped its `flock`.
     @Test func aLockLeftByAKilledRunBlocksNothing() async throws {
+        // `hold` must still run when the kill comes, however late: a task that ended by itself after 60 s
+        // let a run under ThreadSanitizer on a loaded machine finish normally first (status 0, lock emptied).
         let folder = try PipelineFolder("""
             version: 1
             tasks:
-              hold: {run: "echo $$ > task.pid; exec sleep 60"}
+              hold: {run: "echo $$ > task.pid; exec sleep 3600.771"}
             """, prefix: "jobgraph-stale-lock")
         defer { folder.remove() }
         let killed = try JobGraphBinary.start(["run", "p.yaml", "--progress", "plain"], in: folder.directory)

@@ -45,10 +45,15 @@ import Glibc
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
-            // The first line is the port, printed once the socket listens.
-            var line = Data()
-            while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
-                line.append(first)
+            // The first line is the port, printed once the socket listens; read on a thread of its own, as
+            // python3 may take seconds to start on a loaded machine.
+            let reader = output.fileHandleForReading
+            let line = await onThreadOfItsOwn { () -> Data in
+                var line = Data()
+                while let byte = try? reader.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
+                    line.append(first)
+                }
+                return line
             }
             port = Int(String(decoding: line, as: UTF8.self)) ?? 0
             #expect(port > 0, "the HTTPS server did not start")
@@ -56,10 +61,10 @@ import Glibc
 
         var url: String { "https://127.0.0.1:\(port)/file.txt" }
 
-        /// SIGKILL: a child started from a test process may inherit a signal mask that blocks SIGTERM.
+        /// SIGKILL: a child started from a test process may inherit a signal mask that blocks SIGTERM. The
+        /// server is reaped by Foundation; its folder goes at once, as nothing reads it any more.
         func stop() {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
             folder.remove()
         }
     }

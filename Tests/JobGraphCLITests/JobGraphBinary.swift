@@ -147,8 +147,9 @@ final class RunningJobGraph {
         await eventually { standardOutput.contains(text) }
     }
 
-    /// Waits for the exit; a process still running after `limit` (a hang guard) is killed and the test fails.
-    func finish(within limit: Duration = .seconds(50)) async throws -> JobGraphBinary.Outcome {
+    /// Waits for the exit; a process still running after `limit` (a hang guard: by default 50 s, times
+    /// `TestBuild.hangGuardFactor`) is killed and the test fails.
+    func finish(within limit: Duration = .seconds(50 * TestBuild.hangGuardFactor)) async throws -> JobGraphBinary.Outcome {
         let pid = self.pid
         let hangGuard = Task { () -> Bool in
             do { try await Task.sleep(for: limit) } catch { return false }

@@ -15,7 +15,7 @@ struct ServiceGrandchildrenTests {
             tasks:
               server:
                 run: "sh -c 'touch one.up; exec sleep 300.761' & sh -c 'sh -c \\"touch two.up; exec sleep 300.762\\" & wait' & exec python3 -m http.server \(port) --bind 127.0.0.1"
-                service: {ready: {reachable: "127.0.0.1:\(port)"}, timeout: 30s}
+                service: {ready: {reachable: "127.0.0.1:\(port)"}, timeout: 300s}
               client:
                 needs: [server]
                 run: "until [ -e one.up ] && [ -e two.up ]; do sleep 0.01; done; echo both up"

@@ -7,22 +7,36 @@ import Testing
 
 @Suite(.hangLimit(minutes: 1)) struct EventLoopTests {
     @Test func timersFireInDeadlineOrderAndNotBeforeTheirDelay() async throws {
+        // A deadline is the delay from the moment `schedule` is called. `b` (30 ms) is scheduled before `a`
+        // (10 ms): `a`'s deadline is the earlier only if less than 20 ms pass between the two calls, which a
+        // loaded machine does not promise. So the monotonic clock (the loop's) is read around the calls, and
+        // an attempt that took longer, whose order says nothing, is made again. Scheduled on the loop
+        // thread, no timer can fire while the others are being scheduled.
         try await withEventLoop { loop in
-            let fired = Locked<[String]>([])
-            let clock = ContinuousClock()
-            let start = clock.now
-            let elapsed: Duration = await withCheckedContinuation { continuation in
-                loop.schedule(after: .milliseconds(30)) { fired.withLock { $0.append("b") } }
-                loop.schedule(after: .milliseconds(10)) { fired.withLock { $0.append("a") } }
-                let cancelled = loop.schedule(after: .milliseconds(20)) { fired.withLock { $0.append("cancelled") } }
-                loop.cancel(cancelled)
-                loop.schedule(after: .milliseconds(50)) {
-                    fired.withLock { $0.append("c") }
-                    continuation.resume(returning: clock.now - start)
+            while true {
+                let fired = Locked<[String]>([])
+                let scheduling = Locked<(before: UInt64, after: UInt64)>((0, 0))
+                let lastFiredAt: UInt64 = await withCheckedContinuation { continuation in
+                    loop.post {
+                        let before = monotonicNanoseconds()
+                        loop.schedule(after: .milliseconds(30)) { fired.withLock { $0.append("b") } }
+                        loop.schedule(after: .milliseconds(10)) { fired.withLock { $0.append("a") } }
+                        let cancelled = loop.schedule(after: .milliseconds(20)) { fired.withLock { $0.append("cancelled") } }
+                        loop.cancel(cancelled)
+                        // `c` is last whatever the clock did: its delay is the longest and it is scheduled last.
+                        loop.schedule(after: .milliseconds(50)) {
+                            fired.withLock { $0.append("c") }
+                            continuation.resume(returning: monotonicNanoseconds())
+                        }
+                        scheduling.withLock { $0 = (before, monotonicNanoseconds()) }
+                    }
                 }
+                let (before, after) = scheduling.withLock { $0 }
+                #expect(lastFiredAt - before >= 50_000_000, "c fired before its delay")
+                guard after - before < 20_000_000 else { continue }
+                #expect(fired.withLock { $0 } == ["a", "b", "c"])
+                return
             }
-            #expect(fired.withLock { $0 } == ["a", "b", "c"])
-            #expect(elapsed >= .milliseconds(50))
         }
     }
 
@@ -121,4 +135,11 @@ import Testing
         #expect(result.end == .failed(SystemError("EventLoop.watch", errno: .canceled)))
         #expect(!child.id.groupExists)
     }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds, the clock the loop's timers use.
+private func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }

@@ -4,6 +4,15 @@ import Testing
 import Glibc
 #endif
 
+/// Runs `body`, a blocking call (a read, a wait for a process or a lock), on a thread of its own and
+/// returns what it returns, so that an async test waiting for it holds none of the few threads Swift's
+/// concurrency runs every test on (see `ExternalProgram`).
+public func onThreadOfItsOwn<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
 /// A program other than jobgraph that a test runs to its end (python3, chromium, the Slurm scripts and
 /// clients, mount): its exit status and what it wrote, awaited without holding a thread, and given up on
 /// after a time limit.

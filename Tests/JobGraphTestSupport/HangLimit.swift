@@ -21,4 +21,8 @@ public enum TestBuild {
     /// Whether ThreadSanitizer's runtime is in the process (`swift test --sanitize=thread`): its entry point
     /// is among the test binary's dynamic symbols then, and only then.
     public static let isThreadSanitized = dlsym(nil, "__tsan_init") != nil
+
+    /// How many times longer a hang guard (`eventually`, a wait for `jobgraph` to exit) waits in this
+    /// build: four under ThreadSanitizer, as `hangLimit`, for the same reason.
+    public static let hangGuardFactor = isThreadSanitized ? 4 : 1
 }

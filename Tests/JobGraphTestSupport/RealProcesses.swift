@@ -82,6 +82,19 @@ public enum ProcessTable {
         entries().first { $0.pid == pid }?.state
     }
 
+    /// Whether process `pid` waits for a `flock` of the file at `path`, held by another: it has a blocked
+    /// request (`->`) on that file's inode in `/proc/locks`.
+    public static func waitsForLock(_ pid: pid_t, on path: String) -> Bool {
+        var file = stat()
+        guard stat(path, &file) == 0, let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return false }
+        // `6: -> FLOCK  ADVISORY  WRITE 20327 fe:00:16222947 0 EOF`
+        return locks.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 6 && fields[1] == "->" && fields[2] == "FLOCK" && fields[5] == "\(pid)"
+                && fields[6].split(separator: ":").last == "\(file.st_ino)"
+        }
+    }
+
     /// The niceness of the calling process, which children inherit unless told otherwise.
     public static var ownNiceness: Int32 {
         errno = 0
@@ -111,9 +124,9 @@ public enum ProcessTable {
 
 /// Checks `condition` every `pause` (10 ms) until it holds or `limit` passes: for effects with no event
 /// to await, such as the kernel finishing a process's exit, or another program's answer. `limit` is a hang
-/// guard, never the expected wait.
+/// guard, never the expected wait (by default 20 s, times `TestBuild.hangGuardFactor`).
 /// - Returns: whether the condition held in time.
-public func eventually(within limit: Duration = .seconds(20), every pause: Duration = .milliseconds(10),
+public func eventually(within limit: Duration = .seconds(20 * TestBuild.hangGuardFactor), every pause: Duration = .milliseconds(10),
                        _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + limit
     while true {

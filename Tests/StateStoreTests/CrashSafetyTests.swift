@@ -10,7 +10,7 @@ import Testing
 struct CrashSafetyTests {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
 
-    @Test func aWriterKilledMidTransactionLeavesNoTraceOfIt() throws {
+    @Test func aWriterKilledMidTransactionLeavesNoTraceOfIt() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let database = directory.path + "/.jobgraph/state.db"
@@ -37,10 +37,10 @@ struct CrashSafetyTests {
             os.kill(os.getpid(), signal.SIGKILL)
             """
         let writer = try Child(try #require(python3), ["-c", script, database])
-        let spilled = try #require(writer.readLine())
+        let spilled = try #require(await writer.readLine())
         let walBytes = Int(spilled.split(separator: " ").last ?? "") ?? 0
         #expect(walBytes > 100_000, "the uncommitted transaction should have reached the WAL: \(spilled)")
-        #expect(writer.wait() == SIGKILL)
+        #expect(await writer.wait() == SIGKILL)
         #expect(writer.process.terminationReason == .uncaughtSignal)
 
         let reopened = try StateStore.open(directory: directory.path)
@@ -79,12 +79,14 @@ struct CrashSafetyTests {
                 db.execute("INSERT INTO task_inputs (task, path, sha256) VALUES (?, ?, 'h')", (task, "src/%s.c" % task))
                 db.execute("COMMIT")
                 i += 1
+                if i == 10:
+                    print("committed", flush=True)
             """
         let writer = try Child(try #require(python3), ["-c", script, database])
-        try #require(writer.readLine() == "begun")
-        try await Task.sleep(for: .milliseconds(300))
+        try #require(await writer.readLine() == "begun")
+        try #require(await writer.readLine() == "committed")
         kill(writer.pid, SIGKILL)
-        #expect(writer.wait() == SIGKILL)
+        #expect(await writer.wait() == SIGKILL)
 
         let reopened = try StateStore.open(directory: directory.path)
         #expect(try reopened.integrityCheck() == ["ok"])

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JobGraphBasics
+import JobGraphTestSupport
 import Testing
 @testable import StateStore
 
@@ -19,32 +20,32 @@ import Testing
         return try Child("/bin/sh", ["-c", script, "holder", path])
     }
 
-    @Test func anotherProcessHoldingTheLockIsNamedByItsPid() throws {
+    @Test func anotherProcessHoldingTheLockIsNamedByItsPid() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try StateStore.open(directory: directory.path)
         let child = try holder(of: store.lockPath)
-        try #require(child.readLine() == "locked")
+        try #require(await child.readLine() == "locked")
 
         let error = #expect(throws: StateStoreError.self) { try store.acquireRunLock() }
         #expect(error == .runLockHeld(pid: child.pid))
         #expect(error?.description == "another jobgraph run (pid \(child.pid)) is using .jobgraph/; wait for it or pass --wait")
 
         try child.closeInput()
-        #expect(child.wait() == 0)
+        #expect(await child.wait() == 0)
         let lock = try store.acquireRunLock()
         #expect(lock.isHeld)
         #expect(try String(contentsOfFile: store.lockPath, encoding: .utf8) == "\(getpid())\n")
     }
 
-    @Test func aHolderKilledWithSIGKILLLeavesNoStaleLock() throws {
+    @Test func aHolderKilledWithSIGKILLLeavesNoStaleLock() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try StateStore.open(directory: directory.path)
         let child = try holder(of: store.lockPath)
-        try #require(child.readLine() == "locked")
+        try #require(await child.readLine() == "locked")
         kill(child.pid, SIGKILL)
-        _ = child.wait()
+        _ = await child.wait()
         let lock = try store.acquireRunLock()
         #expect(lock.isHeld)
     }
@@ -87,17 +88,18 @@ import Testing
         defer { directory.remove() }
         let store = try StateStore.open(directory: directory.path)
         let child = try holder(of: store.lockPath)
-        try #require(child.readLine() == "locked")
+        try #require(await child.readLine() == "locked")
 
         let acquired = Locked<RunLock?>(nil)
-        let waiter = Task.detached { () throws -> Void in
-            let lock = try store.waitForRunLock()
+        // Blocked in `flock` on a thread of its own, not one of Swift's concurrency.
+        let waiter = Task { () throws -> Void in
+            let lock = try await onThreadOfItsOwn { Result { try store.waitForRunLock() } }.get()
             acquired.withLock { $0 = lock }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await eventually { ProcessTable.waitsForLock(getpid(), on: store.lockPath) })
         #expect(acquired.withLock { $0 } == nil)
         try child.closeInput()
-        #expect(child.wait() == 0)
+        #expect(await child.wait() == 0)
         try await waiter.value
         #expect(acquired.withLock { $0?.isHeld } == true)
     }

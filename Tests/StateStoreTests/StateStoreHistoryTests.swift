@@ -127,6 +127,17 @@ import Testing
         #expect(try store.recentRuns().map(\.outcome) == [.interrupted])
     }
 
+    @Test func anUnfinishedRunWhosePidNowNamesAnotherProcessReadsAsInterrupted() throws {
+        // A run killed with SIGKILL leaves its pid in the lock file; once pids wrap, a living process that
+        // holds no lock may have it. Here that process is this one.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try StateStore.open(directory: directory.path)
+        _ = try store.beginRun(pipelineFile: "ci.yaml", startTime: start, taskCount: 1)
+        try "\(getpid())\n".write(toFile: store.lockPath, atomically: false, encoding: .utf8)
+        #expect(try store.recentRuns().map(\.outcome) == [.interrupted])
+    }
+
     @Test func runsAreKeptPerPipelineUpToTheRetainedCount() throws {
         let store = try StateStore.inMemory(directory: "/project", retainedRuns: 3)
         for index in 0..<5 {

@@ -54,8 +54,10 @@ final class CountingHasher: FileHasher {
     }
 }
 
-/// A child process run by a test, with its standard input and output as pipes.
-final class Child {
+/// A child process run by a test, with its standard input and output as pipes. Its reads and its wait
+/// block a thread of their own (`onThreadOfItsOwn`), never one of Swift's concurrency: under load, a
+/// python3 taking seconds to start held half of a 2-core machine's test threads meanwhile.
+final class Child: @unchecked Sendable {  // `process` and the pipes are only read after `init`
     let process = Process()
     private let input = Pipe()
     private let output = Pipe()
@@ -73,13 +75,15 @@ final class Child {
     var pid: Int32 { process.processIdentifier }
 
     /// The next line the child prints, or `nil` once its output ends.
-    func readLine() -> String? {
-        var bytes: [UInt8] = []
-        while true {
-            let chunk = output.fileHandleForReading.readData(ofLength: 1)
-            guard let byte = chunk.first else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-            bytes.append(byte)
+    func readLine() async -> String? {
+        await onThreadOfItsOwn { [output] in
+            var bytes: [UInt8] = []
+            while true {
+                let chunk = output.fileHandleForReading.readData(ofLength: 1)
+                guard let byte = chunk.first else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+                if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+                bytes.append(byte)
+            }
         }
     }
 
@@ -87,9 +91,11 @@ final class Child {
     func closeInput() throws { try input.fileHandleForWriting.close() }
 
     /// Waits for the child to exit and returns its exit status.
-    func wait() -> Int32 {
-        process.waitUntilExit()
-        return process.terminationStatus
+    func wait() async -> Int32 {
+        await onThreadOfItsOwn { [process] in
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
     }
 }
 

@@ -48,6 +48,22 @@ struct ShellStepTests {
         }
     }
 
+    @Test func aGroupRunsNoMoreCommandsAtOnceThanItsLimit() async throws {
+        // The step starts commands as it begins and as one ends, nowhere else: once `start` has returned, and
+        // while every command waits for `go`, the processes running are all there will be until then.
+        try await withStepBench { bench in
+            let commands = (1...4).map { "touch started.\($0); until [ -e go ]; do sleep 0.01; done # \(bench.directory.path)" }
+            var watch = try bench.start(bench.work(commands, concurrently: true, processLimit: 2))
+            func living() -> [Int] { commands.map { ProcessTable.living(withArgument: $0).count } }
+            // Under ThreadSanitizer on a loaded machine, one look at `/proc` once found none of them.
+            #expect(await eventually { living().reduce(0, +) >= 2 })
+            #expect(living() == [1, 1, 0, 0])
+            try bench.directory.write("", to: "go")
+            #expect(await watch.end() == .succeeded)
+            #expect((1...4).allSatisfy { bench.directory.exists("started.\($0)") })
+        }
+    }
+
     @Test func parallelCommandsRunAtTheSameTime() async throws {
         try await withStepBench { bench in
             // Opening a FIFO blocks until its other end is opened too: the first command cannot finish

@@ -24,10 +24,10 @@ struct StepBench: Sendable {
     /// The work of one attempt of task `id`, run in the scratch directory unless told otherwise.
     func work(_ commands: [String], concurrently: Bool = false, id: TaskID = "task", attempt: Int = 1,
               workingDirectory: String? = nil, environment: [String: String] = StepBench.environment,
-              niceness: Int32 = 0, timeout: Double? = nil) -> TaskWork {
+              niceness: Int32 = 0, timeout: Double? = nil, processLimit: Int? = nil) -> TaskWork {
         TaskWork(id: id, attempt: attempt, work: .shell(commands: commands, concurrently: concurrently),
                  workingDirectory: workingDirectory ?? directory.path, environment: environment, niceness: niceness,
-                 timeout: timeout, logPath: logDirectory + "/\(id.rawValue).log")
+                 timeout: timeout, logPath: logDirectory + "/\(id.rawValue).log", processLimit: processLimit)
     }
 
     /// Starts `work` and returns a watch on what it reports.
