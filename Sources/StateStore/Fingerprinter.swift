@@ -13,11 +13,17 @@ public struct Fingerprinter: Sendable {
         self.hasher = hasher
     }
 
-    /// The regular files the `patterns` match below `directory` (absolute), deduplicated and sorted.
+    /// The regular files the `patterns` match below `directory` (absolute), deduplicated and sorted. A
+    /// pattern `!glob` takes out of the files named before it those that `glob` matches, as go-task's
+    /// `exclude` does (docs/pipeline.md, `inputs`); a pattern after it may name them again.
     /// - Parameter status: how a path without wildcards is examined (a whole-run check examines each once).
     func files(matching patterns: [String], in directory: String, status: (String) -> FileStatus?) -> [String] {
         var files: [String] = []
         for pattern in patterns {
+            if let excluded = Self.exclusion(pattern) {
+                files.removeAll { excluded.matches(path: $0, in: directory) }
+                continue
+            }
             // The usual input is one file named outright: one examination, no set, no sort.
             if let path = Self.literalPath(pattern, in: directory), let kind = status(path)?.kind, kind != .directory {
                 if kind == .regular { files.append(path) }
@@ -41,11 +47,22 @@ public struct Fingerprinter: Sendable {
         firstMissingOutput(patterns, in: directory, status: { FileStatus(path: $0) })
     }
 
+    /// An exclusion (`!glob`) names no output; a glob must match a file that no exclusion after it takes out.
     func firstMissingOutput(_ patterns: [String], in directory: String, status: (String) -> FileStatus?) -> String? {
-        patterns.first { text in
+        patterns.indices.first { index in
+            let text = patterns[index]
+            if Self.exclusion(text) != nil { return false }
             if let path = Self.literalPath(text, in: directory) { return status(path) == nil }
-            return GlobPattern(text).files(in: directory).isEmpty
-        }
+            let exclusions = patterns[(index + 1)...].compactMap(Self.exclusion)
+            return !GlobPattern(text).files(in: directory).contains { file in
+                !exclusions.contains { $0.matches(path: file, in: directory) }
+            }
+        }.map { patterns[$0] }
+    }
+
+    /// The pattern a `!pattern` entry excludes; `nil` for an entry that names files.
+    static func exclusion(_ text: String) -> GlobPattern? {
+        text.hasPrefix("!") ? GlobPattern(String(text.dropFirst())) : nil
     }
 
     /// The path a pattern without wildcards names; `nil` for one with wildcards.
