@@ -9,7 +9,23 @@ import Execution
 public struct WatchSet: Sendable {
     private struct Patterns: Sendable {
         var directory: String
-        var patterns: [GlobPattern]
+        /// In the task's order; an exclusion (`!glob`) takes out what the entries before it named.
+        var patterns: [(glob: GlobPattern, isExclusion: Bool)]
+
+        init(directory: String, texts: [String]) {
+            self.directory = directory
+            patterns = texts.map { text in
+                Fingerprinter.exclusion(text).map { ($0, true) } ?? (GlobPattern(text), false)
+            }
+        }
+
+        /// Whether the entries name `path`, as `Fingerprinter.files(matching:)` would: the last entry that
+        /// matches it decides.
+        func names(_ path: String) -> Bool {
+            var isNamed = false
+            for entry in patterns where entry.glob.matches(path: path, in: directory) { isNamed = !entry.isExclusion }
+            return isNamed
+        }
     }
 
     /// The pipeline file, absolute.
@@ -30,13 +46,13 @@ public struct WatchSet: Sendable {
     public init(files: DeclaredFiles, pipelineFile: String, stateDirectory: String) {
         self.pipelineFile = pipelineFile
         self.stateDirectory = stateDirectory
-        inputs = files.tasks.map { Patterns(directory: $0.directory, patterns: $0.inputs.map(GlobPattern.init)) }
-        outputs = files.tasks.map { Patterns(directory: $0.directory, patterns: $0.outputs.map(GlobPattern.init)) }
+        inputs = files.tasks.map { Patterns(directory: $0.directory, texts: $0.inputs) }
+        outputs = files.tasks.map { Patterns(directory: $0.directory, texts: $0.outputs) }
         var folders: Set<String> = [Self.folder(of: pipelineFile)]
         var roots: Set<String> = []
         for task in inputs {
-            for pattern in task.patterns {
-                let watched = pattern.watchFolders(in: task.directory)
+            for pattern in task.patterns where !pattern.isExclusion {
+                let watched = pattern.glob.watchFolders(in: task.directory)
                 folders.formUnion(watched.folders)
                 if watched.isRecursive, let root = watched.folders.first { roots.insert(root) }
             }
@@ -50,7 +66,7 @@ public struct WatchSet: Sendable {
     public func isInput(_ path: String) -> Bool {
         guard !Self.isInside(path, stateDirectory) else { return false }
         func matches(_ sets: [Patterns]) -> Bool {
-            sets.contains { set in set.patterns.contains { $0.matches(path: path, in: set.directory) } }
+            sets.contains { $0.names(path) }
         }
         return matches(inputs) && !matches(outputs)
     }

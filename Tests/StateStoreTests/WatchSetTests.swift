@@ -44,6 +44,18 @@ import Testing
         #expect(!set.watchesNewFolder(tree.path + "/other"))
     }
 
+    /// `!glob` takes out what the entries before it named, as the up-to-date check does.
+    @Test func anExcludedInputCallsForNoRerun() throws {
+        let tree = try TemporaryDirectory()
+        defer { tree.remove() }
+        try tree.write("x", to: "src/a.go")
+        let set = watchSet(in: tree, inputs: ["src/**/*.go", "!src/**/*_test.go", "src/keep_test.go"])
+        #expect(relative(set.folders, in: tree) == [".", "src"])
+        #expect(set.isInput(tree.path + "/src/a.go"))
+        #expect(!set.isInput(tree.path + "/src/a_test.go"))
+        #expect(set.isInput(tree.path + "/src/keep_test.go"), "a later entry names it again")
+    }
+
     @Test func outputsAndTheStateFolderNeverCount() throws {
         let tree = try TemporaryDirectory()
         defer { tree.remove() }
