@@ -108,8 +108,8 @@ import Testing
         let run = try await FakeSlurm.run("""
             version: 1
             tasks:
-              first: {run: "sleep 300"}
-              second: {run: "sleep 300"}
+              first: {run: "sleep 300.831"}
+              second: {run: "sleep 300.832"}
               cleanup: {needs: [first], when: always, run: "echo cleaned"}
             """, mode: .jobs) { event, runner, fake in
             guard case .transition(let transition) = event, transition.to == .executing,
@@ -129,5 +129,9 @@ import Testing
         // Contract (SIGINT): a `when: always` task still runs on the cluster after Ctrl-C.
         #expect(run.finalState(of: "cleanup") == .succeeded, "\(run.observer.transitionLines)")
         #expect(run.jobs["cleanup"] == "102")
+        // The cancelled jobs' commands end too: the fake `scancel` kills each job's session, as Slurm would.
+        #expect(await eventually {
+            ProcessTable.living(withArgument: "300.831").isEmpty && ProcessTable.living(withArgument: "300.832").isEmpty
+        })
     }
 }
