@@ -21,12 +21,11 @@ struct CriticalPathTests {
                 service: {ready: {file_exists: up.flag}}
               use: {needs: [server], run: "echo used"}
             """, to: "p.yaml")
-        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--events", "events.jsonl"], in: directory)
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--events", "events.jsonl"], in: directory)
+        let outcome = try await running.finish()
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.outputLines.contains("critical path: draw -> server -> use"), "\(outcome.outputLines)")
-        let finished = try #require(directory.read("events.jsonl")).split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }.first { $0["event"] as? String == "run-finished" }
+        let finished = running.events(in: "events.jsonl").first { $0["event"] as? String == "run-finished" }
         #expect(finished?["critical_path"] as? [String] == ["draw", "server", "use"])
     }
 }

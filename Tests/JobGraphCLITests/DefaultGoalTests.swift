@@ -22,7 +22,7 @@ struct DefaultGoalTests {
         let directory = try ScratchDirectory("jobgraph-default")
         defer { directory.remove() }
         try directory.write(Self.makefileLike, to: "p.yaml")
-        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--events", "events.jsonl"], in: directory)
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml"], in: directory)
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let ran = Set((directory.read("log.txt") ?? "").split(separator: "\n").map(String.init))
         // `sign` is manual but `publish` needs it.
@@ -50,15 +50,13 @@ struct DefaultGoalTests {
         let directory = try ScratchDirectory("jobgraph-default")
         defer { directory.remove() }
         try directory.write(Self.makefileLike, to: "p.yaml")
-        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "clean", "build", "--jobs", "2", "--events", "events.jsonl"],
-                                                   in: directory)
+        let running = try JobGraphBinary.start(["run", "p.yaml", "clean", "build", "--jobs", "2", "--events", "events.jsonl"],
+                                               in: directory)
+        let outcome = try await running.finish()
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(directory.read("log.txt") == "cleaned\ncompiled\nbuilt\n")
         // Through the events too: nothing `build` brings in starts before `clean` has ended.
-        let events = try #require(directory.read("events.jsonl")).split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-        let moments = events.compactMap { event -> String? in
+        let moments = running.events(in: "events.jsonl").compactMap { event -> String? in
             guard let task = event["task"] as? String, let to = event["to"] as? String else { return nil }
             return "\(task) \(to)"
         }
