@@ -39,7 +39,7 @@ extension TaskSpec {
     ///
     /// Always returns a task, so cross-reference checks can still look at its `needs` and `queue`;
     /// whether it is usable is told by the errors added to `decoder`. A task with no action gets an
-    /// empty `run` to stand in.
+    /// empty `run`: it stands in for a task in error, and is the whole of a group's work.
     /// - Parameter fields: known keys only (unknown ones were reported by the caller).
     static func decode(id: String, idNode: YAMLNode, fields: [Field], decoder: inout NodeDecoder) -> TaskSpec {
         var task = TaskSpec(id: TaskID(id), location: idNode.location, action: .run([]))
@@ -139,9 +139,12 @@ extension TaskSpec {
             }
         }
 
-        if actionIndex == nil {
+        // A task with needs and no action is a group, as make's `all: a b` and just's `all: a b` are: its
+        // empty `run` succeeds once the needs are done.
+        if actionIndex == nil, task.needs.isEmpty || serviceIndex != nil {
             decoder.error(
-                "task '\(id)' has no action; give it one of \(Suggestion.list(Action.keywords))", at: idNode)
+                "task '\(id)' has no action; give it one of \(Suggestion.list(Action.keywords)), or 'needs' to make it a group of tasks",
+                at: idNode)
         } else if let serviceIndex, let actionIndex, fields[actionIndex].key != "run" {
             decoder.error("'service' needs a task with 'run', not '\(fields[actionIndex].key)'", at: fields[serviceIndex].entry.key)
         }
