@@ -6,7 +6,7 @@ let package = Package(
     products: [
         .executable(name: "jobgraph", targets: ["jobgraph"]),
         // A Swift program loads, checks and inspects pipelines through these modules.
-        .library(name: "JobGraph", targets: ["JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "ImageCodec", "Reporters"]),
+        .library(name: "JobGraph", targets: ["JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "ImageCodec", "Reporters", "PipelineRun"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -31,8 +31,11 @@ let package = Package(
         .target(name: "StateStore", dependencies: ["JobGraphBasics", "CSQLite", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "Reporters", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "SlurmExecutor", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph", "Execution"]),
+        .target(name: "PipelineRun", dependencies: [
+            "JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "Reporters", "SlurmExecutor",
+        ]),
         .target(name: "JobGraphCLI", dependencies: [
-            "JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "Reporters", "SlurmExecutor",
+            "JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "Reporters", "SlurmExecutor", "PipelineRun",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "jobgraph", dependencies: ["JobGraphCLI"]),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PipelineRun
 import Reporters
 
 struct ExplainCommand: AsyncParsableCommand {

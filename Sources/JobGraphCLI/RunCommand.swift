@@ -4,6 +4,7 @@ import Execution
 import Foundation
 import JobGraphSystem
 import PipelineModel
+import PipelineRun
 import Reporters
 import SlurmExecutor
 import StateStore
@@ -121,7 +122,9 @@ struct RunCommand: AsyncParsableCommand {
         defer { context.close() }
         let status: Int32
         if watch {
-            status = try await WatchSession(context: context, source: source, variableOverrides: pipeline.variableOverrides).run(graph)
+            status = try await WatchSession(context: context, file: source.file) { [variableOverrides = pipeline.variableOverrides] in
+                reportedSelection(source, variableOverrides: variableOverrides)
+            }.run(graph)
         } else {
             status = try await context.runOnce(graph, endsProcess: true).status
         }

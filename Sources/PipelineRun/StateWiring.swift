@@ -1,4 +1,3 @@
-import ArgumentParser
 import Execution
 import Foundation
 import Reporters
@@ -15,7 +14,7 @@ func openState(in pipelineDirectory: String, wait: Bool) throws -> (store: State
         return (store, lock)
     } catch {
         Console.standardError.write(line: "error: \(error)")
-        throw ExitCode(ExitStatus.invalid)
+        throw ReportedFailure()
     }
 }
 
@@ -26,7 +25,7 @@ func startRecord(in store: StateStore, graph: TaskGraph, pipelineDirectory: Stri
                                taskCount: graph.nodes.count, startTime: Date())
     } catch {
         Console.standardError.write(line: "error: cannot record the run in .jobgraph/state.db: \(error)")
-        throw ExitCode(ExitStatus.invalid)
+        throw ReportedFailure()
     }
 }
 
@@ -42,7 +41,7 @@ func expectedDurations(of graph: TaskGraph, from store: StateStore) -> [Double]?
 
 /// A run's configuration for the pipeline in `pipelineDirectory` (absolute), with the process's
 /// environment: what the run, its dry run and `explain` all resolve tasks with.
-func runConfiguration(pipelineDirectory: String, jobs: Int, processorCount: Int) -> RunConfiguration {
+public func runConfiguration(pipelineDirectory: String, jobs: Int, processorCount: Int) -> RunConfiguration {
     RunConfiguration(jobs: jobs, pipelineDirectory: pipelineDirectory, stateDirectory: pipelineDirectory + "/.jobgraph",
                             environment: ProcessInfo.processInfo.environment, processorCount: processorCount)
 }
@@ -51,7 +50,7 @@ func runConfiguration(pipelineDirectory: String, jobs: Int, processorCount: Int)
 /// without one, as for a first run. A damaged one is what a run would move aside and start afresh without:
 /// a warning, then the forecast of a first run. Any other unreadable store (one from a newer jobgraph, which
 /// a run refuses too) is an error (exit 2).
-func forecast(of graph: TaskGraph, configuration: RunConfiguration) throws -> RunForecast {
+public func forecast(of graph: TaskGraph, configuration: RunConfiguration) throws -> RunForecast {
     let directory = configuration.pipelineDirectory
     do {
         let store: StateStore
@@ -66,6 +65,6 @@ func forecast(of graph: TaskGraph, configuration: RunConfiguration) throws -> Ru
         return RunForecast(graph: graph, configuration: configuration, batch: batch)
     } catch {
         Console.standardError.write(line: "error: cannot read .jobgraph/state.db: \(error)")
-        throw ExitCode(ExitStatus.invalid)
+        throw ReportedFailure()
     }
 }

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Execution
 import Foundation
 import JobGraphBasics
@@ -11,28 +10,32 @@ import Steps
 import TaskGraph
 
 /// The `run` options that shape each run of one command: one run, or one per change with `--watch`.
-struct RunSettings {
-    var jobs: Int?
-    var keepGoing = false
-    var force = false
-    var progress: ProgressMode = .auto
+public struct RunSettings {
+    public var jobs: Int?
+    public var keepGoing = false
+    public var force = false
+    public var progress: ProgressMode = .auto
     /// `--output`; the file's `output:` applies where this is `nil`.
-    var output: OutputMode?
-    var trace: String?
+    public var output: OutputMode?
+    public var trace: String?
     /// `--explain`: lines say why each task runs.
-    var explain = false
+    public var explain = false
     /// Set when tasks run on Slurm (`--executor slurm` or `executor: slurm`).
-    var slurmMode: SlurmMode?
+    public var slurmMode: SlurmMode?
+
+    public init(jobs: Int?, keepGoing: Bool, force: Bool, progress: ProgressMode, output: OutputMode?, trace: String?, explain: Bool) {
+        (self.jobs, self.keepGoing, self.force, self.progress, self.output, self.trace, self.explain) = (jobs, keepGoing, force, progress, output, trace, explain)
+    }
 }
 
 /// What lives as long as a `run` command, across its runs: the pipeline's state and its run lock, the
 /// event loop that reads signals and children, the `--events` file; and the one function that runs a
 /// graph once with them, which both a plain run and `--watch` call.
-final class RunContext {
-    var settings: RunSettings
-    let pipelineDirectory: String
-    let control = RunControlRelay()
-    let state: (store: StateStore, lock: RunLock)
+public final class RunContext {
+    public var settings: RunSettings
+    public let pipelineDirectory: String
+    public let control = RunControlRelay()
+    public let state: (store: StateStore, lock: RunLock)
     private let loop: EventLoop
     /// `--events FILE`, truncated when the command starts; each run appends its events.
     let eventsPath: String?
@@ -41,7 +44,7 @@ final class RunContext {
 
     /// Opens the state beside the pipeline (taking its run lock), the event loop and the events file;
     /// a failure is printed and ends the command with exit status 2.
-    init(settings: RunSettings, pipelineDirectory: String, wait: Bool, events: String?) throws {
+    public init(settings: RunSettings, pipelineDirectory: String, wait: Bool, events: String?) throws {
         self.settings = settings
         self.pipelineDirectory = pipelineDirectory
         state = try openState(in: pipelineDirectory, wait: wait)
@@ -51,7 +54,7 @@ final class RunContext {
         } catch {
             state.lock.release()
             Console.standardError.write(line: "error: \(error)")
-            throw ExitCode(ExitStatus.invalid)
+            throw ReportedFailure()
         }
         let control = self.control
         loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
@@ -59,7 +62,7 @@ final class RunContext {
     }
 
     /// Stops the event loop, closes the events file and releases the run lock.
-    func close() {
+    public func close() {
         loop.stop()
         state.lock.release()
     }
@@ -84,14 +87,14 @@ final class RunContext {
     var messageConsole: Console { settings.progress == .json ? .standardError : .standardOutput }
 
     /// How a run ended, and the exit status it gives the command.
-    struct FinishedRun {
-        var summary: RunSummary
-        var status: Int32
+    public struct FinishedRun {
+        public var summary: RunSummary
+        public var status: Int32
     }
 
     /// Runs `graph` once, with its progress shown and recorded, and prints the summary.
     /// - Parameter endsProcess: the process exits after this run: what the run built is left for the exit to reclaim.
-    func runOnce(_ graph: TaskGraph, endsProcess: Bool = false) async throws -> FinishedRun {
+    public func runOnce(_ graph: TaskGraph, endsProcess: Bool = false) async throws -> FinishedRun {
         let configuration = self.configuration
         // A file that cannot be written (a full disk) is said once, when it happens, and again in the summary.
         let writeFailures = WriteFailures { failure in Console.standardError.write(line: "warning: \(failure)") }
@@ -123,7 +126,7 @@ final class RunContext {
         for problem in recorder.finish(result, endTime: Date()) {
             Console.standardError.write(line: "warning: \(problem)")
         }
-        let status = ExitStatus.of(result, writeFailures: writeFailures)
+        let status = RunExitStatus.of(result, writeFailures: writeFailures)
         messageConsole.write(lines: SummaryPrinter().render(result, writeFailures: writeFailures.all))
         if endsProcess {
             runner.leaveBookkeepingToExit()
@@ -170,7 +173,7 @@ extension RunContext {
             return try SlurmExecutor.connect(graph: graph, mode: mode, configuration: configuration, local: local)
         } catch {
             Console.standardError.write(lines: error.problems.map { "error: \($0)" })
-            throw ExitCode(ExitStatus.invalid)
+            throw ReportedFailure()
         }
     }
 }

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Execution
 import Foundation
 import JobGraphSystem
@@ -13,10 +12,16 @@ import TaskGraph
 /// executes. Folders are watched from before each run, so a change made while a task runs is seen; it is
 /// acted on once the run has ended. An edit that breaks the pipeline prints its diagnostics and keeps
 /// the last good pipeline watched, until a fix is saved.
-struct WatchSession {
+public struct WatchSession {
     let context: RunContext
-    let source: ResolvedPipeline
-    let variableOverrides: [String: String]
+    /// The pipeline file, as the user typed it.
+    let file: String
+    /// Loads and selects the pipeline again after an edit, with its diagnostics told; `nil` when it has errors.
+    let reload: () -> TaskGraph?
+
+    public init(context: RunContext, file: String, reload: @escaping () -> TaskGraph?) {
+        (self.context, self.file, self.reload) = (context, file, reload)
+    }
 
     private enum Input: Sendable {
         case changes([FileWatcher.Change])
@@ -25,7 +30,7 @@ struct WatchSession {
 
     /// Runs and reruns `graph` until a signal stops it.
     /// - Returns: the exit status: 130 after SIGINT, 143 after SIGTERM, as for a run they stop.
-    func run(_ first: TaskGraph) async throws -> Int32 {
+    public func run(_ first: TaskGraph) async throws -> Int32 {
         let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
         context.control.whenIdle { signal in continuation.yield(.signal(signal)) }
         let watcher: FileWatcher
@@ -33,21 +38,21 @@ struct WatchSession {
             watcher = try FileWatcher { changes in continuation.yield(.changes(changes)) }
         } catch {
             Console.standardError.write(line: "error: cannot watch files: \(error)")
-            throw ExitCode(ExitStatus.invalid)
+            throw ReportedFailure()
         }
         defer {
             watcher.stop()
             continuation.finish()
         }
-        let pipelineFile = URL(fileURLWithPath: source.file).standardizedFileURL.path
+        let pipelineFile = URL(fileURLWithPath: file).standardizedFileURL.path
         let console = context.messageConsole
         var graph = first
         var pending = inputs.makeAsyncIterator()
         _ = context.control.takePendingStop()  // one from before the first run was ignored, as always
         while true {
             switch context.control.takePendingStop() {
-            case .interrupt?: return ExitStatus.interrupted
-            case .terminate?: return ExitStatus.terminated
+            case .interrupt?: return RunExitStatus.interrupted
+            case .terminate?: return RunExitStatus.terminated
             case nil: break
             }
             let watchSet = WatchSet(files: DeclaredFiles(graph: graph, configuration: context.configuration),
@@ -57,10 +62,10 @@ struct WatchSession {
             if finished.summary.stop != nil { return finished.status }
             console.write(line: WatchText.watching(folderCount: watcher.watchedFolders.count))
             waiting: while true {
-                guard let input = await pending.next() else { return ExitStatus.interrupted }
+                guard let input = await pending.next() else { return RunExitStatus.interrupted }
                 switch input {
-                case .signal(.interrupt): return ExitStatus.interrupted
-                case .signal(.terminate): return ExitStatus.terminated
+                case .signal(.interrupt): return RunExitStatus.interrupted
+                case .signal(.terminate): return RunExitStatus.terminated
                 case .signal: continue
                 case .changes(let changes):
                     var changed: [String] = []
@@ -69,12 +74,12 @@ struct WatchSession {
                         changed += watchSet.inputs(below: change.path)
                     }
                     if changes.contains(where: { $0.path == pipelineFile }) {
-                        guard let reloaded = reportedSelection(source, variableOverrides: variableOverrides) else {
-                            console.write(line: WatchText.invalidEdit(source.file))
+                        guard let reloaded = reload() else {
+                            console.write(line: WatchText.invalidEdit(file))
                             continue
                         }
                         graph = reloaded
-                        console.write(line: WatchText.reload(source.file))
+                        console.write(line: WatchText.reload(file))
                         break waiting
                     }
                     changed += changes.filter { !$0.isDirectory && watchSet.isInput($0.path) }.map(\.path)
