@@ -5,7 +5,7 @@ let package = Package(
     name: "jobgraph",
     products: [
         .executable(name: "jobgraph", targets: ["jobgraph"]),
-        // A Swift program loads, checks and inspects pipelines through these modules.
+        // A Swift program loads, checks, inspects and runs pipelines through these modules (`PipelineRun.run`).
         .library(name: "JobGraph", targets: ["JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "ImageCodec", "Reporters", "PipelineRun"]),
     ],
     dependencies: [
@@ -54,6 +54,7 @@ let package = Package(
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "Execution", "YAMLNodes", "JobGraphTestSupport"]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "Execution", "JobGraphTestSupport"]),
         .testTarget(name: "JobGraphCLITests", dependencies: ["JobGraphCLI", "JobGraphTestSupport"]),
+        .testTarget(name: "PipelineRunTests", dependencies: ["PipelineRun", "Execution", "Steps", "StateStore", "TaskGraph", "PipelineModel", "JobGraphSystem", "JobGraphTestSupport"]),
         .testTarget(name: "SlurmExecutorTests", dependencies: ["SlurmExecutor", "Steps", "Execution", "TaskGraph", "PipelineModel", "JobGraphSystem", "JobGraphTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -13,14 +13,18 @@ import TaskGraph
 /// acted on once the run has ended. An edit that breaks the pipeline prints its diagnostics and keeps
 /// the last good pipeline watched, until a fix is saved.
 public struct WatchSession {
-    let context: RunContext
+    let session: PipelineSession
+    let configuration: RunConfiguration
     /// The pipeline file, as the user typed it.
     let file: String
     /// Loads and selects the pipeline again after an edit, with its diagnostics told; `nil` when it has errors.
     let reload: () -> TaskGraph?
+    /// Told the lines about watching (`WatchText`), and with `isWarning` a folder that cannot be watched.
+    let say: (_ line: String, _ isWarning: Bool) -> Void
 
-    public init(context: RunContext, file: String, reload: @escaping () -> TaskGraph?) {
-        (self.context, self.file, self.reload) = (context, file, reload)
+    public init(session: PipelineSession, configuration: RunConfiguration, file: String, reload: @escaping () -> TaskGraph?,
+                say: @escaping (_ line: String, _ isWarning: Bool) -> Void) {
+        (self.session, self.configuration, self.file, self.reload, self.say) = (session, configuration, file, reload, say)
     }
 
     private enum Input: Sendable {
@@ -28,39 +32,34 @@ public struct WatchSession {
         case signal(ProcessSignal)
     }
 
-    /// Runs and reruns `graph` until a signal stops it.
+    /// Runs and reruns `graph` through `runOnce` until a signal stops it.
+    /// - Parameter runOnce: runs a graph once (`PipelineRun.run`), and gives its summary and exit status.
     /// - Returns: the exit status: 130 after SIGINT, 143 after SIGTERM, as for a run they stop.
-    public func run(_ first: TaskGraph) async throws -> Int32 {
+    public func run(_ first: TaskGraph, runOnce: (TaskGraph) async throws -> (summary: RunSummary, status: Int32)) async throws -> Int32 {
         let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
-        context.control.whenIdle { signal in continuation.yield(.signal(signal)) }
+        session.control.whenIdle { signal in continuation.yield(.signal(signal)) }
         let watcher: FileWatcher
         do {
             watcher = try FileWatcher { changes in continuation.yield(.changes(changes)) }
         } catch {
-            Console.standardError.write(line: "error: cannot watch files: \(error)")
-            throw ReportedFailure()
+            throw PipelineRunError.watch(error)
         }
         defer {
             watcher.stop()
             continuation.finish()
         }
         let pipelineFile = URL(fileURLWithPath: file).standardizedFileURL.path
-        let console = context.messageConsole
         var graph = first
         var pending = inputs.makeAsyncIterator()
-        _ = context.control.takePendingStop()  // one from before the first run was ignored, as always
+        _ = session.control.takePendingStop()  // one from before the first run was ignored, as always
         while true {
-            switch context.control.takePendingStop() {
-            case .interrupt?: return RunExitStatus.interrupted
-            case .terminate?: return RunExitStatus.terminated
-            case nil: break
-            }
-            let watchSet = WatchSet(files: DeclaredFiles(graph: graph, configuration: context.configuration),
-                                    pipelineFile: pipelineFile, stateDirectory: context.configuration.stateDirectory)
+            if let stop = session.control.takePendingStop() { return RunExitStatus.of(stop) }
+            let watchSet = WatchSet(files: DeclaredFiles(graph: graph, configuration: configuration),
+                                    pipelineFile: pipelineFile, stateDirectory: configuration.stateDirectory)
             watch(watchSet.folders, with: watcher)
-            let finished = try await context.runOnce(graph)
+            let finished = try await runOnce(graph)
             if finished.summary.stop != nil { return finished.status }
-            console.write(line: WatchText.watching(folderCount: watcher.watchedFolders.count))
+            say(WatchText.watching(folderCount: watcher.watchedFolders.count), false)
             waiting: while true {
                 guard let input = await pending.next() else { return RunExitStatus.interrupted }
                 switch input {
@@ -75,16 +74,16 @@ public struct WatchSession {
                     }
                     if changes.contains(where: { $0.path == pipelineFile }) {
                         guard let reloaded = reload() else {
-                            console.write(line: WatchText.invalidEdit(file))
+                            say(WatchText.invalidEdit(file), false)
                             continue
                         }
                         graph = reloaded
-                        console.write(line: WatchText.reload(file))
+                        say(WatchText.reload(file), false)
                         break waiting
                     }
                     changed += changes.filter { !$0.isDirectory && watchSet.isInput($0.path) }.map(\.path)
                     guard !changed.isEmpty else { continue }
-                    console.write(line: WatchText.rerun(after: Array(Set(changed.map(shown)))))
+                    say(WatchText.rerun(after: Array(Set(changed.map(shown)))), false)
                     break waiting
                 }
             }
@@ -98,7 +97,7 @@ public struct WatchSession {
             } catch {
                 // A folder removed since it was listed has nothing to watch; a full inotify table is worth saying.
                 if (try? FileManager.default.attributesOfItem(atPath: folder)) != nil {
-                    Console.standardError.write(line: "warning: cannot watch '\(folder)': \(error)")
+                    say("cannot watch '\(folder)': \(error)", true)
                 }
             }
         }
@@ -106,7 +105,7 @@ public struct WatchSession {
 
     /// A path as the user sees it: relative to the pipeline's folder when inside it.
     private func shown(_ path: String) -> String {
-        let prefix = context.pipelineDirectory.hasSuffix("/") ? context.pipelineDirectory : context.pipelineDirectory + "/"
+        let prefix = configuration.pipelineDirectory.hasSuffix("/") ? configuration.pipelineDirectory : configuration.pipelineDirectory + "/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
     }
 }
