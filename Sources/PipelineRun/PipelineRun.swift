@@ -27,13 +27,10 @@ public enum PipelineRun {
                            history: StateStore, observers: sending [any RunObserver], control: RunControlRelay? = nil,
                            stopsLeftBehindProcesses: Bool = false, endsProcess: Bool = false,
                            messages: @escaping @Sendable ([String]) -> Void = { _ in }) async throws(PipelineRunError) -> RunSummary {
-        let recorder: RunRecorder
-        do {
-            recorder = try RunRecorder(store: history, pipelineFile: graph.pipeline.file, pipelineDirectory: configuration.pipelineDirectory,
-                                       taskCount: graph.nodes.count, startTime: Date())
-        } catch {
-            throw .record(error)
-        }
+        let recorder = try Result {
+            try RunRecorder(store: history, pipelineFile: graph.pipeline.file, pipelineDirectory: configuration.pipelineDirectory,
+                            taskCount: graph.nodes.count, startTime: Date())
+        }.mapError(PipelineRunError.record).get()
         let recordsAttempts = AttemptRecorder(store: history, run: recorder.run,
                                               fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)), lost: recorder.noteLost)
         let runner = Runner(graph: graph, configuration: configuration, executor: executor, history: recorder,

@@ -38,12 +38,7 @@ public struct WatchSession {
     public func run(_ first: TaskGraph, runOnce: (TaskGraph) async throws -> (summary: RunSummary, status: Int32)) async throws -> Int32 {
         let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
         session.control.whenIdle { signal in continuation.yield(.signal(signal)) }
-        let watcher: FileWatcher
-        do {
-            watcher = try FileWatcher { changes in continuation.yield(.changes(changes)) }
-        } catch {
-            throw PipelineRunError.watch(error)
-        }
+        let watcher = try Result { try FileWatcher { changes in continuation.yield(.changes(changes)) } }.mapError(PipelineRunError.watch).get()
         defer {
             watcher.stop()
             continuation.finish()

@@ -107,6 +107,9 @@ struct PipelineRunTests {
         #expect(second.summary.counts[.upToDate] == 2)
         #expect(second.witness.states(of: "make").last == .upToDate)
         #expect(second.witness.states(of: "copy").last == .upToDate)
-        #expect(try StateStore.open(directory: folder.path).runTimeline(pipelineFile: folder.file("jobgraph.yaml"), run: nil) != nil)
+        // What `jobgraph report` shows of the latest run, read back through the library.
+        let report = try #require(try RunTimeline.read(pipelineFile: folder.file("jobgraph.yaml"), in: folder.path, run: nil)).runReport
+        #expect(report.outcome == "succeeded")
+        #expect(report.counts.first { $0.state == "up-to-date" }?.count == 2)
     }
 }
