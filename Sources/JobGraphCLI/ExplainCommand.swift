@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PipelineRun
 import Reporters
 
 struct ExplainCommand: AsyncParsableCommand {
@@ -22,10 +23,9 @@ struct ExplainCommand: AsyncParsableCommand {
             Console.standardError.write(line: "error: explain takes one task name, not \(source.tasks.count)")
             throw ExitCode(ExitStatus.invalid)
         }
-        let processorCount = ProcessInfo.processInfo.activeProcessorCount
-        var configuration = runConfiguration(pipelineDirectory: source.directory, jobs: processorCount, processorCount: processorCount)
-        configuration.force = force
-        let reasons = try forecast(of: graph, configuration: configuration).reasons
+        let configuration = runConfiguration(pipelineDirectory: source.directory, force: force, environment: ProcessInfo.processInfo.environment,
+                                             processorCount: ProcessInfo.processInfo.activeProcessorCount)
+        let reasons = try forecast(of: graph, configuration: configuration, warn: warn).reasons
         Console.standardOutput.write(lines: ExplainPrinter().render(graph, reasons: reasons, task: name))
     }
 }

@@ -40,6 +40,11 @@ func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: S
     return diagnostics.hasErrors ? nil : graph
 }
 
+/// Prints a warning to standard error.
+func warn(_ line: String) {
+    Console.standardError.write(line: "warning: " + line)
+}
+
 /// Prints diagnostics to standard error; on a terminal with the source line and a caret.
 func report(_ diagnostics: Diagnostics) {
     guard !diagnostics.all.isEmpty else { return }
