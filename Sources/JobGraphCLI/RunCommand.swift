@@ -19,7 +19,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var pipeline: PipelineOptions
 
     @Argument(help: ArgumentHelp("Run only these tasks and what they need; NAME=VALUE after a task's name gives it a param.",
-                                 valueName: "task [NAME=VALUE ...]"),
+                                 valueName: "task"),
               completion: .custom { RunCompletion.candidates($0, cursor: $1, prefix: $2) })
     var tasks: [String] = []
 
