@@ -74,14 +74,16 @@ extension Variable {
     }
 
     /// What `command` printed, less one trailing newline; a failure is an error at the variable, naming
-    /// the exit status and what the command wrote to standard error.
+    /// the exit status and the last five lines the command wrote to standard error.
     private static func output(
         of command: String, for variable: Variable, commands: VariableCommandRunner, diagnostics: inout Diagnostics
     ) -> String {
         let output = commands(command)
         guard output.status == 0 else {
             let status = output.status.map { "exited with status \($0)" } ?? "could not start"
-            let errorText = output.standardError.split(separator: "\n").map(String.init).filter { !$0.isEmpty }.joined(separator: "; ")
+            // The last lines say why, as a log's tail does; a chatty command must not flood the message.
+            let errorText = output.standardError.split(separator: "\n").map(String.init).filter { !$0.isEmpty }.suffix(5)
+                .joined(separator: "; ")
             diagnostics.error(
                 "the command of variable '\(variable.name)' (sh: \(variable.command ?? command)) \(status)\(errorText.isEmpty ? "" : ": \(errorText)")",
                 at: variable.location)
