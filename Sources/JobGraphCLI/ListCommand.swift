@@ -10,7 +10,8 @@ struct ListCommand: AsyncParsableCommand {
 
     @OptionGroup var pipeline: PipelineOptions
 
-    @Argument(help: "Show this task's params (type, allowed values, default, help) instead.", completion: .custom { RunCompletion.candidates($0, cursor: $1, prefix: $2) })
+    @Argument(help: "Show this task's params (type, allowed values, default, help) instead.",
+              completion: .custom { RunCompletion.candidates($0, cursor: $1, prefix: $2) })
     var task: String?
 
     func run() async throws {
