@@ -19,7 +19,9 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var pipeline: PipelineOptions
 
-    @Argument(help: "Run only these tasks and what they need.")
+    @Argument(help: ArgumentHelp("Run only these tasks and what they need; NAME=VALUE after a task's name gives it a param.",
+                                 valueName: "task"),
+              completion: .custom { RunCompletion.candidates($0, cursor: $1, prefix: $2) })
     var tasks: [String] = []
 
     @Flag(name: [.customShort("n"), .long], help: "Check the pipeline and print the plan, with why each task would run or not; run nothing.")

@@ -6,7 +6,7 @@ extension TaskSpec {
     static let keys = KeySet([
         "description", "run", "parallel", "download", "filter", "needs", "queue", "priority", "qos", "cwd", "env",
         "timeout", "retries", "retry_delay", "when", "conditions", "exclusive", "inputs", "outputs", "foreach",
-        "service", "on_success", "on_failure", "allow_failure", "slurm", "manual",
+        "service", "on_success", "on_failure", "allow_failure", "slurm", "manual", "params",
     ])
 
     /// One key of a task as it will be decoded: written in the task itself, or taken from `defaults`.
@@ -33,6 +33,8 @@ extension TaskSpec {
 
         /// The bit of `foreach`, which is decoded before the other keys.
         static let foreachBit: UInt64 = TaskSpec.keys.index(of: "foreach").map { 1 << UInt64($0) } ?? 0
+        /// The bit of `params`, decoded before the other keys too: its names are variables in the task's templates.
+        static let paramsBit: UInt64 = TaskSpec.keys.index(of: "params").map { 1 << UInt64($0) } ?? 0
     }
 
     /// Decodes one task from its own fields and the `defaults` fields it did not set.
@@ -68,10 +70,22 @@ extension TaskSpec {
             task.foreach = Foreach.decode(value, owner: "'foreach' of \(owner(fields[field]))", decoder: &decoder)
         }
 
+        // `params` next: its names are variables of this task's templates, shadowing `vars` of the same name.
+        var pipelineVariables: [String]?
+        if let field = fields.indices.first(where: { fields[$0].bit == Field.paramsBit }),
+           fields[field].entry.value.scalar?.isNull != true {
+            task.parameters = TaskParameter.decodeMapping(fields[field].entry.value, owner: owner(fields[field]), decoder: &decoder)
+            if !task.parameters.isEmpty {
+                pipelineVariables = decoder.variableNames
+                decoder.declareVariables(decoder.variableNames + task.parameters.map(\.name).filter { !decoder.variableSet.contains($0) })
+            }
+        }
+        defer { if let pipelineVariables { decoder.declareVariables(pipelineVariables) } }
+
         // The action and service are remembered by position, not copied.
         var actionIndex: Int?
         var serviceIndex: Int?
-        for index in fields.indices where fields[index].bit != Field.foreachBit {
+        for index in fields.indices where fields[index].bit != Field.foreachBit && fields[index].bit != Field.paramsBit {
             let key = fields[index].key, value = fields[index].entry.value, isDefault = fields[index].isDefault
             func owner() -> String { isDefault ? "'defaults'" : "task '\(id)'" }
             if fields[index].isAction {

@@ -85,6 +85,12 @@ public struct TaskSpec: Sendable {
         get { rare?.fields.isManual ?? false }
         set { updateRare { $0.isManual = newValue } }
     }
+    /// `params:`, in file order: values given after the task's name on the command line, each a
+    /// variable of this task alone (docs/pipeline.md, "Task parameters").
+    public var parameters: [TaskParameter] {
+        get { rare?.fields.parameters ?? [] }
+        set { updateRare { $0.parameters = newValue } }
+    }
     /// The task's own `slurm:` mapping (see `Pipeline.slurm(for:)` for what applies).
     public var slurm: SlurmSpec? {
         get { rare?.fields.slurm ?? nil }
@@ -158,6 +164,7 @@ private struct RareFields: Sendable {
     var service: ServiceSpec?
     var slurm: SlurmSpec?
     var isManual = false
+    var parameters: [TaskParameter] = []
 }
 
 /// An immutable box, shared by copies of a task; changing a field makes a new one.
