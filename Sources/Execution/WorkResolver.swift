@@ -29,7 +29,8 @@ final class WorkResolver: Sendable {
         var environment = configuration.environment
         let context = TemplateContext(variables: variables)
         for entry in graph.pipeline.environment { environment[entry.name] = try entry.value.rendered(in: context) }
-        for (name, value) in variables { environment[name] = value }
+        // An included file's variables (`web:BASE`) reach only its own tasks, through their `env`.
+        for (name, value) in variables where !name.contains(":") { environment[name] = value }
         baseEnvironment = environment
         baseEnvironmentBlock = EnvironmentBlock(environment, excluding: DescendantSweep.taskVariable)
     }
@@ -191,7 +192,8 @@ final class WorkResolver: Sendable {
 
     /// The names of the variables the pipeline sets for a task: its part of the task's definition.
     func environmentNames(for task: RunTask) -> [String] {
-        graph.pipeline.environment.map(\.name) + graph.pipeline.variables.map(\.name) + task.spec.environment.map(\.name)
+        graph.pipeline.environment.map(\.name) + graph.pipeline.variables.lazy.map(\.name).filter { !$0.contains(":") }
+            + task.spec.environment.map(\.name)
     }
 
     /// `.jobgraph/logs/<task>.log`, with characters that cannot be in a file name replaced.

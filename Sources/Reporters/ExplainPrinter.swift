@@ -16,6 +16,7 @@ public struct ExplainPrinter: Sendable {
     public func render(_ graph: TaskGraph, reasons: [RunReason], task: String) -> [String] {
         var lines: [String] = []
         var seen = Set<Int>()
+        let task = graph.resolvedName(task)
         let roots = graph.nodes.indices.filter { graph.nodes[$0].id.rawValue == task || graph.nodes[$0].baseID.rawValue == task }
         // An explicit stack: a chain of thousands of needs would overflow a recursive walk.
         var stack = roots.reversed().map { (index: $0, depth: 0) }
@@ -31,7 +32,7 @@ public struct ExplainPrinter: Sendable {
     static func verdict(_ reason: RunReason) -> String {
         if case .unresolvable = reason { return reason.description }
         return switch reason.decision {
-        case .upToDate, .mayRun: reason.description
+        case .upToDate, .mayRun, .skipped: reason.description
         case .runs: "runs because \(reason)"
         }
     }

@@ -13,9 +13,18 @@ public enum PipelineCheck {
     public static func graph(
         contentsOf path: String, variableOverrides: [String: String] = [:], diagnostics: inout Diagnostics
     ) -> TaskGraph? {
-        guard let pipeline = PipelineLoader.load(
-            contentsOf: path, variableOverrides: variableOverrides, diagnostics: &diagnostics)
-        else { return nil }
+        let loaded = PipelineLoader.loadAsFarAsPossible(contentsOf: path, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+        return graph(loaded, diagnostics: &diagnostics)
+    }
+
+    /// The graph of a pipeline the loader accepted; for one it did not, only its cycles are reported,
+    /// among the needs that name a task (docs/cli.md, "validate": every mistake at once).
+    private static func graph(_ loaded: (pipeline: Pipeline?, isValid: Bool), diagnostics: inout Diagnostics) -> TaskGraph? {
+        guard let pipeline = loaded.pipeline else { return nil }
+        guard loaded.isValid else {
+            TaskGraph.reportCycles(amongKnownNeedsOf: pipeline, diagnostics: &diagnostics)
+            return nil
+        }
         return TaskGraph.build(pipeline, diagnostics: &diagnostics)
     }
 
@@ -23,10 +32,8 @@ public enum PipelineCheck {
     public static func graph(
         _ bytes: [UInt8], file: String, variableOverrides: [String: String] = [:], diagnostics: inout Diagnostics
     ) -> TaskGraph? {
-        guard let pipeline = PipelineLoader.load(
-            bytes, file: file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
-        else { return nil }
-        return TaskGraph.build(pipeline, diagnostics: &diagnostics)
+        let loaded = PipelineLoader.loadAsFarAsPossible(bytes, file: file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+        return graph(loaded, diagnostics: &diagnostics)
     }
 
     /// Checks pipeline text held in memory, as `graph(contentsOf:)` checks a file; for tests and tools.
@@ -40,9 +47,7 @@ public enum PipelineCheck {
         yaml: String, file: String = "pipeline.yaml", variableOverrides: [String: String] = [:],
         diagnostics: inout Diagnostics
     ) -> TaskGraph? {
-        guard let pipeline = PipelineLoader.load(
-            yaml: yaml, file: file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
-        else { return nil }
-        return TaskGraph.build(pipeline, diagnostics: &diagnostics)
+        let loaded = PipelineLoader.loadAsFarAsPossible(Array(yaml.utf8), file: file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+        return graph(loaded, diagnostics: &diagnostics)
     }
 }
