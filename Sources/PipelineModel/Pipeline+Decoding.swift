@@ -91,8 +91,9 @@ extension Pipeline {
             if key == "on_success" { pipeline.onSuccess = hook } else { pipeline.onFailure = hook }
         }
 
-        let needTargets = PipelineChecks.check(
+        let (needTargets, namespaced) = PipelineChecks.check(
             pipeline, declaredTaskIDs: taskList.declaredIDs, indexByID: taskList.indexByID, diagnostics: &decoder.diagnostics)
+        pipeline.namespacedReferences = namespaced
         // Positions among declared ids are positions in `tasks` only when every task decoded.
         if taskList.declaredIDs.count == pipeline.tasks.count, !decoder.diagnostics.hasErrors {
             pipeline.keep(TaskIndex(positionByID: taskList.indexByID, needTargets: needTargets))

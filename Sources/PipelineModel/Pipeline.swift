@@ -34,6 +34,9 @@ public struct Pipeline: Sendable {
     /// For each include (nested ones as `web:sub`), the full ids of what naming it on the command line
     /// runs: its file's `default:`, else its tasks that are neither `manual` nor `internal`.
     public var includedGoals: [String: [TaskID]] = [:]
+    /// The names with a `:` in this file's own `needs` and `default:`, with the key that gives each: they
+    /// can name only included tasks, so they are checked once the includes are loaded.
+    var namespacedReferences: [NamespacedReference] = []
 
     public init(
         file: String, version: Int = 1, name: String? = nil, variables: [Variable] = [],
@@ -66,6 +69,12 @@ public struct Include: Sendable {
     public var directory: String?
     /// `vars:` given to the included file, over its own; the values may use the including file's variables.
     public var variables: [(name: String, value: Template, location: SourceLocation)]
+}
+
+/// A name with a `:` in a file's own `needs` or `default:` (its `key`), checked once the includes are loaded.
+struct NamespacedReference: Sendable {
+    var name: Located<TaskID>
+    var key: String
 }
 
 /// What a file read through an include is told about it while it is decoded.

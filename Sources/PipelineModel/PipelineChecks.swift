@@ -10,10 +10,12 @@ enum PipelineChecks {
     /// - Parameters:
     ///   - declaredTaskIDs: every id under `tasks`, including tasks that failed to decode.
     ///   - indexByID: the same ids as a table, so no second one is built.
-    /// - Returns: each `needs` entry's position in `declaredTaskIDs`, task by task (-1 when unknown).
+    /// - Returns: each `needs` entry's position in `declaredTaskIDs`, task by task (-1 when unknown), and
+    ///   the names with a `:`, left for `PipelineLoader.resolveIncludes` to check.
     static func check(
         _ pipeline: Pipeline, declaredTaskIDs: [String], indexByID: [String: Int], diagnostics: inout Diagnostics
-    ) -> [Int32] {
+    ) -> (needTargets: [Int32], namespaced: [NamespacedReference]) {
+        var namespaced: [NamespacedReference] = []
         var needTargets: [Int32] = []
         needTargets.reserveCapacity(pipeline.tasks.indices.reduce(0) { $0 + pipeline.tasks[$1].needs.count })
         let queueNames = pipeline.queues.map(\.name.rawValue)
@@ -52,6 +54,7 @@ enum PipelineChecks {
                     continue
                 } else if target == nil, name.utf8.contains(UInt8(ascii: ":")) {
                     // An included task (`web:build`): checked once the includes are loaded.
+                    namespaced.append(NamespacedReference(name: need, key: "needs"))
                     continue
                 } else if target == nil {
                     let advice = hint(for: name, in: declaredTaskIDs).map { "; did you mean '\($0)'?" } ?? "; no task has that id"
@@ -66,11 +69,15 @@ enum PipelineChecks {
             diagnostics.error(
                 "task '\(name.value.rawValue)' in 'default' is internal; it runs only when a task that runs needs it", at: name.location)
         }
-        for name in pipeline.defaultTasks ?? [] where indexByID[name.value.rawValue] == nil && !name.value.rawValue.contains(":") {
+        for name in pipeline.defaultTasks ?? [] where indexByID[name.value.rawValue] == nil {
+            if name.value.rawValue.contains(":") {
+                namespaced.append(NamespacedReference(name: name, key: "default"))
+                continue
+            }
             let advice = hint(for: name.value.rawValue, in: declaredTaskIDs).map { "; did you mean '\($0)'?" } ?? "; no task has that id"
             diagnostics.error("unknown task '\(name.value.rawValue)' in 'default'\(advice)", at: name.location)
         }
-        return needTargets
+        return (needTargets, namespaced)
     }
 
     /// Each alias must differ from every task id and every other alias: a command-line name means one task.

@@ -161,21 +161,16 @@ extension PipelineLoader {
     private static func checkNamespacedNames(
         in pipeline: Pipeline, ownTaskCount: Int, unchecked: Set<String>, diagnostics: inout Diagnostics
     ) {
-        var known: Set<String>?
-        func report(_ name: Located<TaskID>, in key: String) {
+        guard !pipeline.namespacedReferences.isEmpty else { return }
+        let known = Set(pipeline.tasks[ownTaskCount...].map(\.id.rawValue))
+        for reference in pipeline.namespacedReferences {
+            let name = reference.name, key = reference.key
             var text = name.value.rawValue
-            guard text.contains(":") else { return }
             if let open = text.firstIndex(of: "["), text.last == "]" { text = String(text[..<open]) }
-            if known == nil { known = Set(pipeline.tasks.map(\.id.rawValue)) }
-            guard known?.contains(text) != true else { return }
-            if unchecked.contains(where: { text.hasPrefix($0 + ":") }) { return }
-            let hint = Suggestion.hint(for: name.value.rawValue, in: pipeline.tasks.map(\.id.rawValue))
-            diagnostics.error("unknown task '\(name.value.rawValue)' in '\(key)'\(hint.isEmpty ? "; no task has that id" : hint)", at: name.location)
+            guard !known.contains(text), !unchecked.contains(where: { text.hasPrefix($0 + ":") }) else { continue }
+            let hint = Suggestion.closest(to: name.value.rawValue, in: known.sorted()).map { "; did you mean '\($0)'?" } ?? "; no task has that id"
+            diagnostics.error("unknown task '\(name.value.rawValue)' in '\(key)'\(hint)", at: name.location)
         }
-        for index in 0..<ownTaskCount {
-            for need in pipeline.tasks[index].needs { report(need, in: "needs") }
-        }
-        for name in pipeline.defaultTasks ?? [] { report(name, in: "default") }
     }
 
     /// The template with its variables replaced by `values`, plainly: an include's `vars` value.
