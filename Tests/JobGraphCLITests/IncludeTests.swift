@@ -77,6 +77,14 @@ struct IncludeTests {
         #expect(graph.standardOutput.contains("\"web:deploy\" -> \"release\";"), "\(graph.standardOutput)")
     }
 
+    @Test func explainTakesAnIncludesNameForItsGoal() async throws {
+        let directory = try Self.folder(Self.project)
+        defer { directory.remove() }
+        let outcome = try await JobGraphBinary.run(["explain", "jobgraph.yaml", "web"], in: directory)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.outputLines == ["web:build: runs because never ran"])
+    }
+
     @Test func aMistakeInAnIncludedFileIsReportedAtItsOwnLine() async throws {
         var files = Self.project
         files["website/jobgraph.yaml"] = "version: 1\nvars: {SITE: x}\ntasks:\n  build:\n    run: make\n    neds: [x]\n"
