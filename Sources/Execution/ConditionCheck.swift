@@ -75,6 +75,17 @@ public struct ReachableCheck: ConditionCheck {
     }
 }
 
+/// `platforms: [NAME, …]`: jobgraph runs on one of them (docs/pipeline.md, "Platforms").
+public struct PlatformCheck: ConditionCheck {
+    public var names: [String]
+    /// Says which platform this is, so the skip's reason shows why: `platform is darwin (this is linux/amd64)`.
+    public var summary: String { "platform is \(names.joined(separator: " or ")) (this is \(Platform.current))" }
+
+    public func isMet(in context: ConditionContext) async -> Bool {
+        names.contains { Platform.includes($0) }
+    }
+}
+
 extension Condition {
     /// The check for this condition, its templates rendered for one task.
     /// - Parameter patience: seconds a `reachable` check keeps trying.
@@ -84,6 +95,7 @@ extension Condition {
         case .environmentSet(let name): EnvironmentCheck(name: name)
         case .command(let command): CommandCheck(command: try command.rendered(in: context, as: .shellQuoted))
         case .reachable(let host, let port): ReachableCheck(host: host, port: port, patience: patience)
+        case .platform(let names): PlatformCheck(names: names)
         }
     }
 }

@@ -82,7 +82,7 @@ extension Condition {
     public var usesItem: Bool {
         switch self {
         case .fileExists(let template), .command(let template): template.variableNames.contains("item")
-        case .environmentSet, .reachable: false
+        case .environmentSet, .reachable, .platform: false
         }
     }
 }

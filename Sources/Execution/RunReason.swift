@@ -58,6 +58,9 @@ public enum RunReason: Sendable, Hashable, CustomStringConvertible {
     case fanOutAtRunTime
     /// Its templates cannot be rendered; it fails when it starts, with this error.
     case unresolvable(String)
+    /// Its `platforms:` leave out the one jobgraph runs on: it is skipped, as by an unmet condition.
+    /// The value reads `platform is darwin (this is linux/amd64)`.
+    case otherPlatform(String)
 
     /// How certain the answer is before the run.
     public enum Decision: String, Sendable, Codable {
@@ -67,12 +70,15 @@ public enum RunReason: Sendable, Hashable, CustomStringConvertible {
         case runs
         /// Its check happens at its start, once what it needs has run.
         case mayRun = "may-run"
+        /// It is skipped without a check (`platforms:`).
+        case skipped
     }
 
     public var decision: Decision {
         switch self {
         case .upToDate: .upToDate
         case .needWillRun, .needMayRun, .conditionsDecide, .runsOnFailure, .runsAlways, .fanOutAtRunTime: .mayRun
+        case .otherPlatform: .skipped
         default: .runs
         }
     }
@@ -110,6 +116,7 @@ public enum RunReason: Sendable, Hashable, CustomStringConvertible {
         case .service: "it is a service (always runs)"
         case .fanOutAtRunTime: "may run: its items are read at run time"
         case .unresolvable(let message): "fails at its start: \(message)"
+        case .otherPlatform(let summary): "skipped: \(summary)"
         }
     }
 }

@@ -67,7 +67,7 @@ struct UpToDatePrepass {
             let candidate = checkable[index] ? outcomes[outcome] : nil
             if checkable[index] { outcome += 1 }
             if let need = graph.dependencies[index].first(where: { !isUpToDate[$0] }) {
-                reasons[index] = reasons[need].decision == .mayRun ? .needMayRun(tasks[need].id) : .needWillRun(tasks[need].id)
+                reasons[index] = reasons[need].decision != .runs ? .needMayRun(tasks[need].id) : .needWillRun(tasks[need].id)
                 continue
             }
             // Every need up to date: every need was checkable, and so is this task.
@@ -117,6 +117,10 @@ struct UpToDatePrepass {
 
     /// Why a task that is not decidable before the run waits for its start; `nil` for one that is.
     static func reasonDecidedAtStart(_ task: RunTask, node: TaskNode) -> RunReason? {
+        // `platforms:` is the first condition, and the only one known before the run (docs/pipeline.md, "Platforms").
+        if case .platform(let names)? = task.spec.conditions.first, !names.contains(where: { Platform.includes($0) }) {
+            return .otherPlatform(PlatformCheck(names: names).summary)
+        }
         if task.spec.service != nil { return .service }
         if node.isDynamicFanOut { return .fanOutAtRunTime }
         switch task.spec.when {

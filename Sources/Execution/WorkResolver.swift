@@ -48,7 +48,8 @@ final class WorkResolver: Sendable {
     private func ownVariables(of task: RunTask) -> [(name: String, value: String)] {
         var own: [(name: String, value: String)] = []
         let parameters = graph.parameterValues(of: task.spec)
-        for name in task.spec.referencedNames where !exported.contains(name) && parameters?[name] == nil {
+        // An included file's variables (`web:BASE`) reach its tasks through their `env` (PipelineLoader).
+        for name in task.spec.referencedNames where !exported.contains(name) && parameters?[name] == nil && !name.contains(":") {
             if let value = variables[name] { own.append((name, value)) }
         }
         if let parameters {

@@ -12,9 +12,12 @@ struct NodeDecoder {
     /// Names of `vars` (after `--var` overrides), in file order, for templates and suggestions.
     private(set) var variableNames: [String] = []
     private(set) var variableSet: Set<String> = []
+    /// The include that reads this file, or `nil` for the file that is run.
+    let inclusion: Inclusion?
 
-    init(source: SourceText) {
+    init(source: SourceText, inclusion: Inclusion? = nil) {
         self.source = source
+        self.inclusion = inclusion
     }
 
     mutating func declareVariables(_ names: [String]) {

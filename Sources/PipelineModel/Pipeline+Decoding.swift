@@ -3,7 +3,9 @@ import YAMLNodes
 
 extension Pipeline {
     /// The top-level keys, in the order messages list them (contract: "The pipeline file").
-    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "output", "executor", "slurm", "default", "export"])
+    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "output", "executor", "slurm", "default", "include", "export"])
+    /// Keys that set up the whole run, which only the file that is run may set (docs/pipeline.md, "Includes").
+    static let runKeys: Set<String> = ["output", "executor", "slurm", "on_success", "on_failure"]
 
     /// Decodes a whole document, reporting every problem to `decoder`.
     ///
@@ -24,6 +26,12 @@ extension Pipeline {
         }
         var values: [String: YAMLMappingEntry] = [:]
         for known in decoder.knownEntries(entries, allowed: keys, in: nil, keyNoun: "top-level key") {
+            if let inclusion = decoder.inclusion, runKeys.contains(known.key) {
+                decoder.error(
+                    "'\(known.key)' applies to the whole run, so only the file that is run may set it; remove it from this file, which include '\(inclusion.name)' reads",
+                    at: known.entry.key)
+                continue
+            }
             values[known.key] = known.entry
         }
         // A misspelt `tasks:` is already reported as an unknown key with the right spelling; saying
@@ -79,6 +87,7 @@ extension Pipeline {
         if let output = values["output"] { pipeline.output = decodeOutputMode(output.value, decoder: &decoder) }
 
         if let entry = values["default"], entry.value.scalar?.isNull != true { pipeline.defaultTasks = decodeDefaultTasks(entry.value, decoder: &decoder) }
+        if let entry = values["include"], entry.value.scalar?.isNull != true { pipeline.includes = Include.decodeMapping(entry.value, decoder: &decoder) }
         decodeExecutor(values, into: &pipeline, decoder: &decoder)
         for key in ["on_success", "on_failure"] {
             guard let entry = values[key], entry.value.scalar?.isNull != true else { continue }
@@ -86,8 +95,9 @@ extension Pipeline {
             if key == "on_success" { pipeline.onSuccess = hook } else { pipeline.onFailure = hook }
         }
 
-        let needTargets = PipelineChecks.check(
+        let (needTargets, namespaced) = PipelineChecks.check(
             pipeline, declaredTaskIDs: taskList.declaredIDs, indexByID: taskList.indexByID, diagnostics: &decoder.diagnostics)
+        pipeline.namespacedReferences = namespaced
         // Positions among declared ids are positions in `tasks` only when every task decoded.
         if taskList.declaredIDs.count == pipeline.tasks.count, !decoder.diagnostics.hasErrors {
             pipeline.keep(TaskIndex(positionByID: taskList.indexByID, needTargets: needTargets))
@@ -197,7 +207,13 @@ extension Pipeline {
                 let advice = declared.isEmpty ? "; the file declares no 'vars'"
                     : Suggestion.closest(to: name, in: declared).map { "; did you mean '\($0)'?" }
                         ?? "; declare it under 'vars', or use \(Suggestion.list(declared))"
-                decoder.diagnostics.error("unknown variable '\(NodeDecoder.shortened(name))' given with '--var'\(advice)", at: nil)
+                if let inclusion = decoder.inclusion {
+                    decoder.diagnostics.error(
+                        "include '\(inclusion.name)' sets variable '\(name)', which '\(inclusion.file)' does not declare\(advice)",
+                        at: inclusion.variableLocations[name])
+                } else {
+                    decoder.diagnostics.error("unknown variable '\(NodeDecoder.shortened(name))' given with '--var'\(advice)", at: nil)
+                }
             }
         }
         // A value may use other variables: parsed against every name, then substituted in reference order.

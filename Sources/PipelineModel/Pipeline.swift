@@ -32,6 +32,14 @@ public struct Pipeline: Sendable {
     /// `default:`, the tasks a `run` that names none runs, in the order given; `nil` when the file does
     /// not say (such a run then runs every task that is not `manual`).
     public var defaultTasks: [Located<TaskID>]?
+    /// `include:`, in file order; their tasks are already among `tasks`, under `NAME:` (see `PipelineLoader`).
+    public var includes: [Include] = []
+    /// For each include (nested ones as `web:sub`), the full ids of what naming it on the command line
+    /// runs: its file's `default:`, else its tasks that are neither `manual` nor `internal`.
+    public var includedGoals: [String: [TaskID]] = [:]
+    /// The names with a `:` in this file's own `needs` and `default:`, with the key that gives each: they
+    /// can name only included tasks, so they are checked once the includes are loaded.
+    var namespacedReferences: [NamespacedReference] = []
 
     public init(
         file: String, version: Int = 1, name: String? = nil, variables: [Variable] = [],
@@ -50,6 +58,38 @@ public struct Pipeline: Sendable {
     }
 
     public func queue(named name: QueueName) -> QueueSpec? { queues.first { $0.name == name } }
+}
+
+/// One entry of `include:`: another pipeline file whose tasks join this one's as `NAME:ID`.
+public struct Include: Sendable {
+    /// The name, which prefixes the included tasks' ids.
+    public var name: String
+    /// Where the name is written.
+    public var location: SourceLocation
+    /// The file, relative to the including file's folder.
+    public var file: Located<String>
+    /// `dir:`, the included tasks' folder, relative to the including file's folder; `nil`: the included file's.
+    public var directory: String?
+    /// `vars:` given to the included file, over its own; the values may use the including file's variables.
+    public var variables: [(name: String, value: Template, location: SourceLocation)]
+}
+
+/// A name with a `:` in a file's own `needs` or `default:` (its `key`), checked once the includes are loaded.
+struct NamespacedReference: Sendable {
+    var name: Located<TaskID>
+    var key: String
+}
+
+/// What a file read through an include is told about it while it is decoded.
+struct Inclusion {
+    /// The include's name.
+    var name: String
+    /// The included file as messages name it.
+    var file: String
+    /// Where each variable the include sets is written.
+    var variableLocations: [String: SourceLocation]
+    /// Where the include names the file.
+    var location: SourceLocation
 }
 
 /// One entry of `vars`.

@@ -33,7 +33,15 @@ struct TaskListDecoder {
             return
         }
         declaredIDs.append(id)
-        if !TaskID.isValid(id) {
+        switch TaskID.syntax(of: id) {
+        case .plain:
+            break
+        case .namespaced:
+            // `web:build` is the name an include gives its file's task `build` (docs/pipeline.md, "Includes").
+            decoder.error(
+                "invalid task id '\(NodeDecoder.shortened(id))'; ':' only joins an include's name to its tasks' ids, use letters, digits, '-', '_' and '.'",
+                at: entry.key)
+        case .invalid:
             decoder.error("invalid task id '\(NodeDecoder.shortened(id))'; use letters, digits, '-', '_' and '.'", at: entry.key)
         }
         var fields: [TaskSpec.Field] = []

@@ -6,7 +6,8 @@ extension TaskSpec {
     static let keys = KeySet([
         "description", "run", "parallel", "download", "filter", "needs", "queue", "priority", "qos", "cwd", "env",
         "timeout", "retries", "retry_delay", "when", "conditions", "exclusive", "inputs", "outputs", "foreach",
-        "service", "on_success", "on_failure", "allow_failure", "slurm", "manual", "params",
+        "service", "on_success", "on_failure", "allow_failure", "slurm", "manual", "params", "aliases", "internal",
+        "platforms",
     ])
 
     /// One key of a task as it will be decoded: written in the task itself, or taken from `defaults`.
@@ -82,6 +83,9 @@ extension TaskSpec {
         }
         defer { if let pipelineVariables { decoder.declareVariables(pipelineVariables) } }
 
+
+        // Checked before the task's own conditions, whichever key comes first.
+        var platforms: [String]?
         // The action and service are remembered by position, not copied.
         var actionIndex: Int?
         var serviceIndex: Int?
@@ -146,6 +150,12 @@ extension TaskSpec {
                 task.allowFailure = decoder.bool(value, for: key) ?? false
             case "manual":
                 task.isManual = decoder.bool(value, for: key) ?? false
+            case "internal":
+                task.isInternal = decoder.bool(value, for: key) ?? false
+            case "aliases":
+                task.aliases = decodeAliases(value, decoder: &decoder)
+            case "platforms":
+                platforms = decodePlatforms(value, decoder: &decoder)
             case "slurm":
                 task.slurm = SlurmSpec.decode(value, level: isDefault ? .defaults : .task(id), decoder: &decoder)
             default:
@@ -153,6 +163,7 @@ extension TaskSpec {
             }
         }
 
+        if let platforms { task.conditions.insert(.platform(platforms), at: 0) }
         // A task with needs and no action is a group, as make's `all: a b` and just's `all: a b` are: its
         // empty `run` succeeds once the needs are done.
         if actionIndex == nil, task.needs.isEmpty || serviceIndex != nil {
@@ -162,6 +173,45 @@ extension TaskSpec {
         } else if let serviceIndex, let actionIndex, fields[actionIndex].key != "run" {
             decoder.error("'service' needs a task with 'run', not '\(fields[actionIndex].key)'", at: fields[serviceIndex].entry.key)
         }
+    }
+
+    /// `aliases:`, a list of names such as ids; clashes are checked once every task is known.
+    private static func decodeAliases(_ node: YAMLNode, decoder: inout NodeDecoder) -> [Located<TaskID>] {
+        guard let names = decoder.scalarList(node, expected: "a list of names", for: "aliases") else { return [] }
+        var aliases: [Located<TaskID>] = []
+        for name in names {
+            guard let text = name.scalar?.text else { continue }
+            guard TaskID.syntax(of: text) == .plain else {
+                decoder.error("invalid alias '\(NodeDecoder.shortened(text))'; use letters, digits, '-', '_' and '.'", at: name)
+                continue
+            }
+            aliases.append(Located(TaskID(text), at: name.location))
+        }
+        return aliases
+    }
+
+    /// `platforms:`, a list of `Platform.names`; `nil` when an entry is not one.
+    private static func decodePlatforms(_ node: YAMLNode, decoder: inout NodeDecoder) -> [String]? {
+        guard let names = decoder.scalarList(node, expected: "a list of platforms such as 'linux' or 'darwin/arm64'", for: "platforms")
+        else { return nil }
+        var platforms: [String] = []
+        var isValid = true
+        for name in names {
+            guard let text = name.scalar?.text else { continue }
+            guard Platform.names.contains(text) else {
+                let advice = Suggestion.closest(to: text, in: Platform.names).map { "; did you mean '\($0)'?" }
+                    ?? "; use \(Suggestion.list(Platform.systems + Platform.architectures)), or 'os/arch' such as 'linux/arm64'"
+                decoder.error("unknown platform '\(NodeDecoder.shortened(text))'\(advice)", at: name)
+                isValid = false
+                continue
+            }
+            platforms.append(text)
+        }
+        if isValid && platforms.isEmpty {
+            decoder.error("'platforms' is empty; list at least one platform, or leave the key out", at: node)
+            return nil
+        }
+        return isValid ? platforms : nil
     }
 
     /// `needs:` as located ids; a `defaults` entry naming the task itself is dropped for that task,

@@ -91,6 +91,17 @@ public struct TaskSpec: Sendable {
         get { rare?.fields.parameters ?? [] }
         set { updateRare { $0.parameters = newValue } }
     }
+    /// `aliases:`, more names the command line may give the task; checked against every id and alias.
+    public var aliases: [Located<TaskID>] {
+        get { rare?.fields.aliases ?? [] }
+        set { updateRare { $0.aliases = newValue } }
+    }
+    /// `internal: true`: the task runs only when a task that runs needs it; `list` leaves it out and the
+    /// command line cannot name it.
+    public var isInternal: Bool {
+        get { rare?.fields.isInternal ?? false }
+        set { updateRare { $0.isInternal = newValue } }
+    }
     /// The task's own `slurm:` mapping (see `Pipeline.slurm(for:)` for what applies).
     public var slurm: SlurmSpec? {
         get { rare?.fields.slurm ?? nil }
@@ -165,6 +176,8 @@ private struct RareFields: Sendable {
     var slurm: SlurmSpec?
     var isManual = false
     var parameters: [TaskParameter] = []
+    var aliases: [Located<TaskID>] = []
+    var isInternal = false
 }
 
 /// An immutable box, shared by copies of a task; changing a field makes a new one.
@@ -253,6 +266,9 @@ public enum Condition: Sendable {
     case command(Template)
     /// A TCP connection to `host:port` succeeds.
     case reachable(host: String, port: Int)
+    /// jobgraph runs on one of these platforms (`linux`, `arm64`, `linux/arm64`; see `Platform`): the
+    /// task's `platforms:`, checked before its `conditions`.
+    case platform([String])
 
     public var keyword: String {
         switch self {
@@ -260,6 +276,7 @@ public enum Condition: Sendable {
         case .environmentSet: "env"
         case .command: "command"
         case .reachable: "reachable"
+        case .platform: "platforms"
         }
     }
 }

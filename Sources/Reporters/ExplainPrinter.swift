@@ -12,11 +12,14 @@ public struct ExplainPrinter: Sendable {
 
     /// - Parameters:
     ///   - reasons: per graph node (`RunForecast`).
-    ///   - task: the task to explain: a task id, or the name of a fan-out, whose items are explained in turn.
+    ///   - task: the task to explain: a task id or alias, the name of a fan-out, whose items are explained
+    ///     in turn, or an include's name, whose goal's tasks are.
     public func render(_ graph: TaskGraph, reasons: [RunReason], task: String) -> [String] {
         var lines: [String] = []
         var seen = Set<Int>()
-        let roots = graph.nodes.indices.filter { graph.nodes[$0].id.rawValue == task || graph.nodes[$0].baseID.rawValue == task }
+        // An alias means its task; an include's name, the tasks of its goal.
+        let names = Set(graph.pipeline.includedGoals[task]?.map(\.rawValue) ?? [graph.resolvedName(task)])
+        let roots = graph.nodes.indices.filter { names.contains(graph.nodes[$0].id.rawValue) || names.contains(graph.nodes[$0].baseID.rawValue) }
         // An explicit stack: a chain of thousands of needs would overflow a recursive walk.
         var stack = roots.reversed().map { (index: $0, depth: 0) }
         while let (index, depth) = stack.popLast() {
@@ -31,7 +34,7 @@ public struct ExplainPrinter: Sendable {
     static func verdict(_ reason: RunReason) -> String {
         if case .unresolvable = reason { return reason.description }
         return switch reason.decision {
-        case .upToDate, .mayRun: reason.description
+        case .upToDate, .mayRun, .skipped: reason.description
         case .runs: "runs because \(reason)"
         }
     }

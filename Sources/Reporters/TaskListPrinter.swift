@@ -8,12 +8,16 @@ public struct TaskListPrinter: Sendable {
     public func render(_ pipeline: Pipeline) -> [String] {
         var table = TextTable(header: ["task", "description"])
         let defaults = Set((pipeline.defaultTasks ?? []).map(\.value))
-        for task in pipeline.tasks {
+        var shown = 0
+        // An internal task runs only when needed, and cannot be named: not worth listing (docs/cli.md, "list").
+        for task in pipeline.tasks where !task.isInternal {
+            shown += 1
             var id = task.id.rawValue
             // What a bare `run` does with it: the `default:` tasks, and those only a name or a need runs.
             var notes: [String] = []
             if defaults.contains(task.id) { notes.append("default") }
             if task.isManual { notes.append("manual") }
+            if !task.aliases.isEmpty { notes.append("aliases: " + task.aliases.map(\.value.rawValue).joined(separator: ", ")) }
             switch task.foreach {
             case .items(let items)?:
                 id += "[*]"
@@ -34,7 +38,7 @@ public struct TaskListPrinter: Sendable {
             table.rows.append([id, description])
         }
         let title = pipeline.name.map { "\($0) (\(pipeline.file))" } ?? pipeline.file
-        return [title + ": " + plural(pipeline.tasks.count, "task")] + table.render()
+        return [title + ": " + plural(shown, "task")] + table.render()
     }
 
     /// Renders `jobgraph list TASK`: the task's id and description, then a row per param with its type,

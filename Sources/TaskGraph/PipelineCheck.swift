@@ -15,9 +15,19 @@ public enum PipelineCheck {
         contentsOf path: String, variableOverrides: [String: String] = [:], variableCommands: VariableCommandRunner? = nil,
         diagnostics: inout Diagnostics
     ) -> TaskGraph? {
-        guard let pipeline = PipelineLoader.load(
+        let loaded = PipelineLoader.loadAsFarAsPossible(
             contentsOf: path, variableOverrides: variableOverrides, variableCommands: variableCommands, diagnostics: &diagnostics)
-        else { return nil }
+        return graph(loaded, diagnostics: &diagnostics)
+    }
+
+    /// The graph of a pipeline the loader accepted; for one it did not, only its cycles are reported,
+    /// among the needs that name a task (docs/cli.md, "validate": every mistake at once).
+    private static func graph(_ loaded: (pipeline: Pipeline?, isValid: Bool), diagnostics: inout Diagnostics) -> TaskGraph? {
+        guard let pipeline = loaded.pipeline else { return nil }
+        guard loaded.isValid else {
+            TaskGraph.reportCycles(amongKnownNeedsOf: pipeline, diagnostics: &diagnostics)
+            return nil
+        }
         return TaskGraph.build(pipeline, diagnostics: &diagnostics)
     }
 
@@ -25,10 +35,8 @@ public enum PipelineCheck {
     public static func graph(
         _ bytes: [UInt8], file: String, variableOverrides: [String: String] = [:], diagnostics: inout Diagnostics
     ) -> TaskGraph? {
-        guard let pipeline = PipelineLoader.load(
-            bytes, file: file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
-        else { return nil }
-        return TaskGraph.build(pipeline, diagnostics: &diagnostics)
+        let loaded = PipelineLoader.loadAsFarAsPossible(bytes, file: file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+        return graph(loaded, diagnostics: &diagnostics)
     }
 
     /// Checks pipeline text held in memory, as `graph(contentsOf:)` checks a file; for tests and tools.
@@ -42,9 +50,7 @@ public enum PipelineCheck {
         yaml: String, file: String = "pipeline.yaml", variableOverrides: [String: String] = [:],
         diagnostics: inout Diagnostics
     ) -> TaskGraph? {
-        guard let pipeline = PipelineLoader.load(
-            yaml: yaml, file: file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
-        else { return nil }
-        return TaskGraph.build(pipeline, diagnostics: &diagnostics)
+        let loaded = PipelineLoader.loadAsFarAsPossible(Array(yaml.utf8), file: file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+        return graph(loaded, diagnostics: &diagnostics)
     }
 }

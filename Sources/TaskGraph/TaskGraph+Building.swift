@@ -34,6 +34,32 @@ extension TaskGraph {
     }
 }
 
+extension TaskGraph {
+    /// Reports the cycles among the needs of a pipeline with other mistakes: needs that name no task, or
+    /// the task itself, are left out (the loader reported them), and so is every other problem `build` finds.
+    static func reportCycles(amongKnownNeedsOf pipeline: Pipeline, diagnostics: inout Diagnostics) {
+        var pipeline = pipeline
+        let ids = Set(pipeline.tasks.map(\.id.rawValue))
+        func isKnown(_ need: TaskID, of task: TaskID) -> Bool {
+            guard need != task else { return false }
+            var name = need.rawValue
+            if let open = name.firstIndex(of: "["), name.last == "]" { name = String(name[..<open]) }
+            return ids.contains(name)
+        }
+        for index in pipeline.tasks.indices where pipeline.tasks[index].needs.contains(where: { !isKnown($0.value, of: pipeline.tasks[index].id) }) {
+            let id = pipeline.tasks[index].id
+            pipeline.tasks[index].needs.removeAll { !isKnown($0.value, of: id) }
+        }
+        var ignored = Diagnostics()
+        let expansion = Expansion(pipeline.tasks, taskIndex: nil, diagnostics: &ignored)
+        let (dependencies, edgeNeeds) = expansion.resolveNeeds(diagnostics: &ignored)
+        let order = kahnOrder(dependencies: dependencies, dependents: dependencies.reversed())
+        guard order.count < expansion.nodes.count else { return }
+        var finder = CycleFinder(nodes: expansion.nodes, dependencies: dependencies, edgeNeeds: edgeNeeds)
+        finder.reportCycles(excluding: order, diagnostics: &diagnostics)
+    }
+}
+
 /// The nodes of a pipeline in expanded file order, with the lookups that resolve `needs` names.
 private struct Expansion {
     let tasks: [TaskSpec]

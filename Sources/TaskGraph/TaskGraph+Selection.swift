@@ -19,15 +19,27 @@ extension TaskGraph {
     /// - Returns: the subgraph, or `nil` when some name is unknown.
     public func selecting(_ ids: [String], diagnostics: inout Diagnostics) -> TaskGraph? {
         var ranges: [Range<Int>] = []
+        var isValid = true
+        let aliases = aliasTable
         for name in ids {
-            guard let range = indices(named: name) else {
-                let hint = Suggestion.hint(for: name, in: Self.nameCandidates(in: nodes))
-                diagnostics.error("unknown task '\(name)'\(hint)", at: nil)
-                continue
+            // An include's name stands for its goal, in order (docs/pipeline.md, "Includes").
+            let goal = pipeline.includedGoals[name]?.map(\.rawValue) ?? [name]
+            for name in goal {
+                guard let range = indices(named: aliases[name]?.rawValue ?? name) else {
+                    let hint = Suggestion.hint(for: name, in: Self.nameCandidates(in: nodes) + aliases.keys.sorted())
+                    diagnostics.error("unknown task '\(name)'\(hint)", at: nil)
+                    isValid = false
+                    continue
+                }
+                if nodes[range.lowerBound].specField(\.isInternal) {
+                    diagnostics.error(internalMessage(name, nodes: range), at: nil)
+                    isValid = false
+                    continue
+                }
+                ranges.append(range)
             }
-            ranges.append(range)
         }
-        guard ranges.count == ids.count else { return nil }
+        guard isValid else { return nil }
         // Per node, the position of the first name that brought it in; -1 while none has.
         var broughtBy = [Int](repeating: -1, count: nodes.count)
         // Per name, the nodes that wait for the name before it: those it brought in whose needs were all
@@ -71,8 +83,8 @@ extension TaskGraph {
         if let names = pipeline.defaultTasks {
             return selecting(names.map(\.value.rawValue), diagnostics: &diagnostics)
         }
-        guard pipeline.tasks.contains(where: \.isManual) else { return self }
-        var kept = nodes.map { !$0.specField(\.isManual) }
+        guard pipeline.tasks.contains(where: { $0.isManual || $0.isInternal }) else { return self }
+        var kept = nodes.map { !$0.specField(\.isManual) && !$0.specField(\.isInternal) }
         var toVisit = kept.indices.filter { kept[$0] }
         while let node = toVisit.popLast() {
             for dependency in dependencies[node] where !kept[dependency] {
@@ -81,6 +93,30 @@ extension TaskGraph {
             }
         }
         return subgraph(keeping: kept, orderAfter: [:])
+    }
+
+    /// Every alias (`aliases:`) with the id of its task; the loader has checked that none clashes.
+    public var aliasTable: [String: TaskID] {
+        var table: [String: TaskID] = [:]
+        for task in pipeline.tasks {
+            for alias in task.aliases { table[alias.value.rawValue] = task.id }
+        }
+        return table
+    }
+
+    /// The id a command-line name means: the task an alias names, else the name itself.
+    public func resolvedName(_ name: String) -> String { aliasTable[name]?.rawValue ?? name }
+
+    /// Why an internal task cannot be named, with the tasks that need it (docs/pipeline.md, "internal").
+    private func internalMessage(_ name: String, nodes range: Range<Int>) -> String {
+        var needers: [String] = []
+        for node in range {
+            for dependent in dependents[node] where !needers.contains(nodes[dependent].baseID.rawValue) {
+                needers.append(nodes[dependent].baseID.rawValue)
+            }
+        }
+        let who = needers.isEmpty ? "no task needs it" : "it is needed by \(Suggestion.list(needers))"
+        return "task '\(name)' is internal: it runs only when a task that runs needs it, and cannot be named; \(who)"
     }
 
     /// The nodes marked in `kept`, which must include everything each of them needs.

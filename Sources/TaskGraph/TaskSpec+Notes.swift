@@ -23,6 +23,7 @@ extension Condition {
         case .environmentSet(let name): "$\(name) is set"
         case .command(let command): "`\(command)` succeeds"
         case .reachable(let host, let port): "\(host):\(port) is reachable"
+        case .platform(let names): "platform is \(names.joined(separator: " or "))"
         }
     }
 }

@@ -30,6 +30,15 @@ public struct ScratchDirectory: Sendable {
         try text.write(toFile: file(name), atomically: false, encoding: .utf8)
     }
 
+    /// Writes each text to its path inside the directory, making the folders on the way.
+    public func write(files: [String: String]) throws {
+        for (name, text) in files {
+            let folder = (file(name) as NSString).deletingLastPathComponent
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try write(text, to: name)
+        }
+    }
+
     /// The text of `name`, or `nil` when it cannot be read.
     public func read(_ name: String) -> String? {
         try? String(contentsOfFile: file(name), encoding: .utf8)  // a missing file is an answer, not an error

@@ -1,7 +1,7 @@
 import Foundation
 import JobGraphBasics
 import JobGraphTestSupport
-import PipelineModel
+@testable import PipelineModel
 import Reporters
 import Testing
 import YAMLNodes
@@ -56,7 +56,27 @@ import YAMLNodes
         "hook-list.yaml",
         "empty-foreach.yaml",
         "unknown-output-mode.yaml",
+        "unknown-platform.yaml",
     ]
+
+    /// Every key the decoder takes is in the schema, so the schema (and through `DocsTests`,
+    /// docs/pipeline.md) names each new key: `include`, `aliases`, `internal`, `platforms` ….
+    @Test func everyKeyTheDecoderTakesIsInTheSchema() throws {
+        let data = try Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("schemas/pipeline.schema.json"))
+        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        func properties(_ object: [String: Any]?) -> Set<String> { Set((object?["properties"] as? [String: Any])?.keys ?? [:].keys) }
+        let definitions = schema["$defs"] as? [String: Any]
+        let include = ((definitions?["include"] as? [String: Any])?["oneOf"] as? [Any])?.compactMap { $0 as? [String: Any] }.last
+        let expectations: [(keys: [String], schema: Set<String>, what: String)] = [
+            (Pipeline.keys.ordered, properties(schema), "the top level"),
+            (TaskSpec.keys.ordered, properties(definitions?["task"] as? [String: Any]), "a task"),
+            (Include.keys.ordered, properties(include), "an include"),
+        ]
+        for expectation in expectations {
+            let missing = expectation.keys.filter { !expectation.schema.contains($0) }
+            #expect(missing.isEmpty, "schemas/pipeline.schema.json lacks these keys of \(expectation.what): \(missing)")
+        }
+    }
 
     @Test func validFixturesAndExamplesAreSchemaValidAndLoad() async throws {
         let files = Self.files(in: Fixtures.directory.appendingPathComponent("valid"), prefix: "valid")

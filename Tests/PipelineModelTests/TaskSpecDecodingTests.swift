@@ -204,3 +204,64 @@ import Testing
         #expect(task.retries == 0)
     }
 }
+
+/// `aliases`, `internal` and `platforms` (docs/pipeline.md, "Tasks").
+@Suite struct TaskNamingAndPlatformDecodingTests {
+    @Test func aliasesInternalAndPlatformsAreRead() throws {
+        let loaded = load("""
+            version: 1
+            tasks:
+              build: {run: make, aliases: [b, compile], platforms: [linux, darwin/arm64], conditions: [{env: CI}]}
+              gen: {run: gen, internal: true}
+            """)
+        #expect(loaded.lines == [])
+        let build = try #require(loaded.task("build"))
+        #expect(build.aliases.map(\.value) == ["b", "compile"])
+        #expect(build.aliases.first?.location.column == 32)
+        // `platforms` comes first among the conditions, whatever the order of the keys.
+        guard case .platform(let names)? = build.conditions.first, case .environmentSet("CI")? = build.conditions.last else {
+            Issue.record("expected the platform check, then the env check: \(build.conditions)")
+            return
+        }
+        #expect(names == ["linux", "darwin/arm64"])
+        #expect(loaded.task("gen")?.isInternal == true)
+        #expect(build.isInternal == false)
+    }
+
+    @Test func anUnknownPlatformIsAnErrorWithANearMatch() {
+        let loaded = loadTask("run: make\nplatforms: [linux, macos, darwn, windows/arm64]")
+        #expect(loaded.lines == [
+            "pipeline.yaml:5:24: error: unknown platform 'macos'; use 'linux', 'darwin', 'windows', 'freebsd', 'amd64' or 'arm64', or 'os/arch' such as 'linux/arm64'",
+            "pipeline.yaml:5:31: error: unknown platform 'darwn'; did you mean 'darwin'?",
+        ])
+    }
+
+    @Test func anAliasThatIsAnotherIDOrAliasIsAnErrorAtItsPlace() {
+        let loaded = load("""
+            version: 1
+            tasks:
+              build: {run: make, aliases: [b]}
+              test: {run: make test, aliases: [build, b, t]}
+              lint: {run: lint, aliases: [t]}
+            """)
+        #expect(loaded.lines == [
+            "pipeline.yaml:4:36: error: alias 'build' of task 'test' is already the id of task 'build' (line 3); choose another alias",
+            "pipeline.yaml:4:43: error: alias 'b' of task 'test' is already an alias of task 'build' (line 3); choose another alias",
+            "pipeline.yaml:5:31: error: alias 't' of task 'lint' is already an alias of task 'test' (line 4); choose another alias",
+        ])
+    }
+
+    @Test func aDeclaredIDMayNotHoldTheNamespaceSeparator() {
+        let loaded = load("version: 1\ntasks:\n  web:build: {run: make}\n")
+        #expect(loaded.messages == [
+            "invalid task id 'web:build'; ':' only joins an include's name to its tasks' ids, use letters, digits, '-', '_' and '.'",
+        ])
+    }
+
+    @Test func anInternalTaskCannotBeADefault() {
+        let loaded = load("version: 1\ndefault: [gen]\ntasks:\n  gen: {run: gen, internal: true}\n")
+        #expect(loaded.lines == [
+            "pipeline.yaml:2:11: error: task 'gen' in 'default' is internal; it runs only when a task that runs needs it",
+        ])
+    }
+}

@@ -96,3 +96,59 @@ import Testing
     }
 }
 
+
+/// Names on the command line beyond ids: aliases, internal tasks and includes' goals (docs/cli.md, "run").
+@Suite struct TaskGraphNamingTests {
+    private func graph(_ yaml: String) throws -> TaskGraph {
+        var diagnostics = Diagnostics()
+        let graph = PipelineCheck.graph(yaml: yaml, diagnostics: &diagnostics)
+        #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
+        return try #require(graph)
+    }
+
+    static let yaml = """
+        version: 1
+        tasks:
+          gen: {run: gen, internal: true}
+          build: {run: make, needs: [gen], aliases: [b]}
+          lint: {run: lint}
+          orphan: {run: echo, internal: true}
+        """
+
+    @Test func anAliasSelectsItsTask() throws {
+        var diagnostics = Diagnostics()
+        let selected = try #require(try graph(Self.yaml).selecting(["b"], diagnostics: &diagnostics))
+        #expect(selected.allIDs == ["gen", "build"])
+        #expect(try graph(Self.yaml).resolvedName("b") == "build")
+    }
+
+    @Test func anInternalTaskCannotBeNamedAndTheErrorSaysWhoNeedsIt() throws {
+        var diagnostics = Diagnostics()
+        #expect(try graph(Self.yaml).selecting(["gen", "orphan"], diagnostics: &diagnostics) == nil)
+        #expect(diagnostics.all.map(\.message) == [
+            "task 'gen' is internal: it runs only when a task that runs needs it, and cannot be named; it is needed by 'build'",
+            "task 'orphan' is internal: it runs only when a task that runs needs it, and cannot be named; no task needs it",
+        ])
+    }
+
+    @Test func aBareRunLeavesOutInternalTasksThatNothingThatRunsNeeds() throws {
+        var diagnostics = Diagnostics()
+        let selected = try #require(try graph(Self.yaml).defaultSelection(diagnostics: &diagnostics))
+        #expect(selected.allIDs == ["gen", "build", "lint"])
+    }
+
+    @Test func aCycleIsReportedBesideAnUnknownNeed() {
+        var diagnostics = Diagnostics()
+        let graph = PipelineCheck.graph(yaml: """
+            version: 1
+            tasks:
+              a: {run: echo, needs: [b, nope]}
+              b: {run: echo, needs: [a]}
+            """, diagnostics: &diagnostics)
+        #expect(graph == nil)
+        #expect(diagnostics.sorted.filter { $0.severity == .error }.map(\.message) == [
+            "unknown task 'nope' in 'needs'; no task has that id",
+            "dependency cycle: a -> b -> a",
+        ])
+    }
+}
