@@ -51,6 +51,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Ignore up-to-date checks: run every selected task.")
     var force = false
 
+    @Flag(name: [.customShort("y"), .long], help: "Answer yes to every task's prompt without asking.")
+    var yes = false
+
     @Flag(help: "If another run of this pipeline holds its state, wait for it instead of exiting.")
     var wait = false
 
@@ -71,7 +74,8 @@ struct RunCommand: AsyncParsableCommand {
 
     /// The settings of this command's runs, but for the executor, which the pipeline file may choose.
     private var runSettings: RunSettings {
-        RunSettings(jobs: jobs, keepGoing: keepGoing, force: force, progress: progress, output: output, trace: trace, explain: explain)
+        RunSettings(jobs: jobs, keepGoing: keepGoing, force: force, progress: progress, output: output, trace: trace, explain: explain,
+                    answersPrompts: yes)
     }
 
     /// Whether this invocation runs tasks (and so handles signals itself).

@@ -21,6 +21,8 @@ struct RunSettings {
     var trace: String?
     /// `--explain`: lines say why each task runs.
     var explain = false
+    /// `--yes`: every task's `prompt:` is answered yes without asking.
+    var answersPrompts = false
     /// Set when tasks run on Slurm (`--executor slurm` or `executor: slurm`).
     var slurmMode: SlurmMode?
 }
@@ -70,14 +72,16 @@ final class RunContext {
                                              processorCount: processorCount)
         configuration.keepGoing = settings.keepGoing
         configuration.force = settings.force
+        configuration.answersPrompts = settings.answersPrompts
         return configuration
     }
 
     /// What shows the run's progress; `--output` wins over the file's `output:`.
     /// - Parameter failures: the run's write failures, which the event stream's `run-finished` counts.
-    func progressObserver(fileOutput: OutputMode?, failures: WriteFailures? = nil) -> sending any RunObserver {
+    func progressObserver(fileOutput: OutputMode?, failures: WriteFailures? = nil, terminalTasks: Set<TaskID> = []) -> sending any RunObserver {
         makeProgressObserver(mode: settings.progress, console: .standardOutput, environment: environment,
-                             output: settings.output ?? fileOutput ?? .prefixed, explains: settings.explain, failures: failures)
+                             output: settings.output ?? fileOutput ?? .prefixed, explains: settings.explain, failures: failures,
+                             terminalTasks: terminalTasks)
     }
 
     /// Where the lines about the run as a whole go: beside the events when they own standard output.
@@ -108,7 +112,8 @@ final class RunContext {
         observers.append(AttemptRecorder(store: state.store, run: recorder.run,
                                          fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)), lost: recorder.noteLost))
         if let events = Self.eventsObserver(path: eventsPath, failures: writeFailures) { observers.append(events) }
-        observers.append(progressObserver(fileOutput: graph.pipeline.output, failures: writeFailures))
+        observers.append(progressObserver(fileOutput: graph.pipeline.output, failures: writeFailures,
+                                          terminalTasks: Set(graph.nodes.filter(\.spec.runsAlone).map(\.id))))
 
         let runner = Runner(graph: graph, configuration: configuration, executor: executor,
                             history: recorder, expectedDurations: { [store = state.store] in expectedDurations(of: graph, from: store) },

@@ -30,6 +30,11 @@ public final class TTYBoard: RunObserver {
     private let terminalSize: () -> TerminalSize
     private let clock: () -> ContinuousClock.Instant
     private let explains: Bool
+    /// Tasks that use the terminal (`interactive`, `prompt`): while one executes, the board is erased and
+    /// not drawn, so the task has the screen (docs/pipeline.md, "Interactive tasks").
+    private let terminalTasks: Set<TaskID>
+    /// The terminal task executing now.
+    private var terminalTask: TaskID?
 
     private var pipelineFile = ""
     private var declaredTaskCount = 0
@@ -55,9 +60,11 @@ public final class TTYBoard: RunObserver {
     ///   - clock: the monotonic clock that throttles redraws and measures elapsed times.
     ///   - output: how the lines tasks print are shown above the board.
     ///   - explains: also keep a line for each transition that says why its task runs or not (`run --explain`).
+    ///   - terminalTasks: tasks that use the terminal, for which the board steps aside while they execute.
     public init(sink: any TextSink, terminalSize: @escaping () -> TerminalSize = { .fallback },
                 clock: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now }, output: OutputMode = .prefixed,
-                explains: Bool = false) {
+                explains: Bool = false, terminalTasks: Set<TaskID> = []) {
+        self.terminalTasks = terminalTasks
         self.sink = sink
         self.terminalSize = terminalSize
         self.clock = clock
@@ -77,6 +84,17 @@ public final class TTYBoard: RunObserver {
             declaredTaskCount = start.taskCount
         case .transition(let transition):
             record(transition, at: now)
+            if terminalTasks.contains(transition.task) {
+                if transition.to == .executing {
+                    // Erased at once, not when a redraw is due: the task is about to write to the screen.
+                    terminalTask = transition.task
+                    writeFrame(board: [])
+                    return
+                } else if terminalTask == transition.task {
+                    terminalTask = nil
+                    lastWrite = nil
+                }
+            }
         case .output(let task, let line):
             pendingLines += grouping.lines(for: line, of: task)
         case .progress(let task, let bytes, let total):
@@ -134,6 +152,7 @@ public final class TTYBoard: RunObserver {
     }
 
     private func redrawIfDue(at now: ContinuousClock.Instant) {
+        if terminalTask != nil { return }
         if let lastWrite, now - lastWrite < Self.redrawInterval { return }
         lastWrite = now
         writeFrame(board: boardLines(at: now))

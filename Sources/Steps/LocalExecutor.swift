@@ -28,6 +28,13 @@ public final class LocalExecutor: TaskExecutor {
     }
 
     public func start(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution {
+        if let question = work.prompt {
+            var agreed = work
+            agreed.prompt = nil
+            return try PromptStep.start(question: question, taskID: work.id.rawValue, reporter: reporter) { [self] in
+                try start(agreed, reporter: reporter)
+            }
+        }
         switch work.work {
         case .shell(let commands, let concurrently):
             let log = try openLog(for: work)
