@@ -105,6 +105,11 @@ struct RunCommand: AsyncParsableCommand {
         let jobs = self.jobs ?? processorCount
         let slurmMode = (executor ?? graph.pipeline.executor) == .slurm
             ? self.slurmMode ?? graph.pipeline.slurm?.mode ?? .allocation : nil
+        if slurmMode != nil, case let diagnostics = SlurmExecutor.terminalTaskDiagnostics(in: graph), diagnostics.hasErrors {
+            earlyContext?.close()
+            report(diagnostics)
+            throw ExitCode(ExitStatus.invalid)
+        }
         if dryRun {
             var configuration = runConfiguration(pipelineDirectory: source.directory, jobs: jobs, processorCount: processorCount)
             configuration.keepGoing = keepGoing

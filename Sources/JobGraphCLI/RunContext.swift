@@ -34,6 +34,8 @@ final class RunContext {
     var settings: RunSettings
     let pipelineDirectory: String
     let control = RunControlRelay()
+    /// Between the live board and the tasks that use the terminal.
+    let handoff = TerminalHandoff()
     let state: (store: StateStore, lock: RunLock)
     private let loop: EventLoop
     /// `--events FILE`, truncated when the command starts; each run appends its events.
@@ -81,7 +83,7 @@ final class RunContext {
     func progressObserver(fileOutput: OutputMode?, failures: WriteFailures? = nil, terminalTasks: Set<TaskID> = []) -> sending any RunObserver {
         makeProgressObserver(mode: settings.progress, console: .standardOutput, environment: environment,
                              output: settings.output ?? fileOutput ?? .prefixed, explains: settings.explain, failures: failures,
-                             terminalTasks: terminalTasks)
+                             terminalTasks: terminalTasks, handoff: handoff)
     }
 
     /// Where the lines about the run as a whole go: beside the events when they own standard output.
@@ -169,7 +171,7 @@ extension RunContext {
     /// take the run; a cluster that cannot ends the command with exit status 2 before anything runs.
     private func makeExecutor(for graph: TaskGraph, configuration: RunConfiguration,
                               writeFailures: WriteFailures) throws -> any TaskExecutor {
-        let local = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: writeFailures)
+        let local = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: writeFailures, handoff: handoff)
         guard let mode = settings.slurmMode else { return local }
         do throws(SlurmSetupError) {
             return try SlurmExecutor.connect(graph: graph, mode: mode, configuration: configuration, local: local)

@@ -35,6 +35,8 @@ public final class TTYBoard: RunObserver {
     private let terminalTasks: Set<TaskID>
     /// The terminal task executing now.
     private var terminalTask: TaskID?
+    /// Told when the board steps aside, so that the terminal task writes only then.
+    private let handoff: TerminalHandoff?
 
     private var pipelineFile = ""
     private var declaredTaskCount = 0
@@ -61,10 +63,13 @@ public final class TTYBoard: RunObserver {
     ///   - output: how the lines tasks print are shown above the board.
     ///   - explains: also keep a line for each transition that says why its task runs or not (`run --explain`).
     ///   - terminalTasks: tasks that use the terminal, for which the board steps aside while they execute.
+    ///   - handoff: told once the board has stepped aside for one of them.
     public init(sink: any TextSink, terminalSize: @escaping () -> TerminalSize = { .fallback },
                 clock: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now }, output: OutputMode = .prefixed,
-                explains: Bool = false, terminalTasks: Set<TaskID> = []) {
+                explains: Bool = false, terminalTasks: Set<TaskID> = [], handoff: TerminalHandoff? = nil) {
         self.terminalTasks = terminalTasks
+        self.handoff = handoff
+        if !terminalTasks.isEmpty { handoff?.boardShown() }
         self.sink = sink
         self.terminalSize = terminalSize
         self.clock = clock
@@ -89,6 +94,7 @@ public final class TTYBoard: RunObserver {
                     // Erased at once, not when a redraw is due: the task is about to write to the screen.
                     terminalTask = transition.task
                     writeFrame(board: [])
+                    handoff?.steppedAside(for: transition.task)
                     return
                 } else if terminalTask == transition.task {
                     terminalTask = nil
@@ -107,6 +113,7 @@ public final class TTYBoard: RunObserver {
             pendingLines.append("\(stamp(at: now)) \(RunText.stopping(stop))")
         case .finished:
             isFinished = true
+            handoff?.boardClosed()
             pendingLines += grouping.remainingBlocks()
             writeFrame(board: [])
             return
@@ -124,6 +131,7 @@ public final class TTYBoard: RunObserver {
     public func close() {
         guard !isFinished else { return }
         isFinished = true
+        handoff?.boardClosed()
         pendingLines += grouping.remainingBlocks()
         if drawnLineCount > 0 || !pendingLines.isEmpty { writeFrame(board: []) }
     }

@@ -2,33 +2,37 @@ import Execution
 import Glibc
 import JobGraphBasics
 import JobGraphSystem
+import PipelineModel
 
-/// A task's `prompt:` (docs/pipeline.md, "Interactive tasks"): the question asked on the terminal before
-/// the task's work starts; `y` or `yes` starts it, any other answer fails the task.
+/// The start of a task that uses the terminal (docs/pipeline.md, "Interactive tasks"): once the live
+/// board has stepped aside (`TerminalHandoff`), it asks the task's `prompt:` if it has one, and starts the
+/// task's work; `y` or `yes` starts it, any other answer fails the task.
 ///
-/// The terminal is `/dev/tty`, else standard input when it is a terminal. Asking blocks, so it happens on
-/// a thread of its own, which waits on the terminal and on a pipe that `terminate` writes to: Ctrl-C at
-/// the prompt reaches jobgraph (whose group has the terminal's foreground), which stops the run and so
-/// this step. State lives in `state`, a `Locked` box.
-final class PromptStep: TaskExecution, @unchecked Sendable {
+/// The terminal is `/dev/tty`, else standard input when it is a terminal. Waiting and asking block, so
+/// they happen on a thread of its own, which waits on the terminal and on a pipe that `terminate` writes
+/// to: Ctrl-C at the prompt reaches jobgraph (whose group has the terminal's foreground), which stops the
+/// run and so this step. State lives in `state`, a `Locked` box.
+final class TerminalStep: TaskExecution, @unchecked Sendable {
     private struct State {
         /// The task's work, once the answer was yes.
         var started: (any TaskExecution)?
         var isStopped = false
     }
 
-    private let question: String
-    private let taskID: String
+    private let question: String?
+    private let taskID: TaskID
+    private let handoff: TerminalHandoff?
     private let reporter: TaskReporter
     private let startWork: () throws -> any TaskExecution
     private let state = Locked(State())
     /// Written to by `terminate` and `kill`, to wake the asking thread; both ends close-on-exec.
     private let wake: (read: CInt, write: CInt)
 
-    private init(question: String, taskID: String, reporter: TaskReporter, wake: (CInt, CInt),
+    private init(question: String?, taskID: TaskID, handoff: TerminalHandoff?, reporter: TaskReporter, wake: (CInt, CInt),
                  startWork: @escaping () throws -> any TaskExecution) {
         self.question = question
         self.taskID = taskID
+        self.handoff = handoff
         self.reporter = reporter
         self.wake = wake
         self.startWork = startWork
@@ -39,29 +43,43 @@ final class PromptStep: TaskExecution, @unchecked Sendable {
         close(wake.write)
     }
 
-    /// Asks `question` on its own thread; `startWork` starts the task's work on that thread once the
-    /// answer is yes.
-    static func start(question: String, taskID: String, reporter: TaskReporter,
-                      startWork: @escaping () throws -> any TaskExecution) throws -> PromptStep {
+    /// Waits for the terminal and asks `question` (when there is one) on a thread of its own; `startWork`
+    /// starts the task's work on that thread once the answer is yes.
+    static func start(question: String?, taskID: TaskID, handoff: TerminalHandoff?, reporter: TaskReporter,
+                      startWork: @escaping () throws -> any TaskExecution) throws -> TerminalStep {
         var ends: [CInt] = [0, 0]
         guard pipe(&ends) == 0, ends.allSatisfy({ fcntl($0, F_SETFD, FD_CLOEXEC) == 0 && fcntl($0, F_SETFL, O_NONBLOCK) == 0 })
-        else { throw StepError("cannot ask '\(question)': no pipe (errno \(errno))") }
-        let step = PromptStep(question: question, taskID: taskID, reporter: reporter, wake: (ends[0], ends[1]), startWork: startWork)
+        else { throw StepError("cannot start a task that uses the terminal: no pipe (errno \(errno))") }
+        let step = TerminalStep(question: question, taskID: taskID, handoff: handoff, reporter: reporter, wake: (ends[0], ends[1]),
+                                startWork: startWork)
         do {
-            pthread_detach(try JoinableThread.start { step.ask() })
+            pthread_detach(try JoinableThread.start { step.run() })
         } catch {
-            throw StepError("cannot ask '\(question)': no thread (errno \(error.code))")
+            throw StepError("cannot start a task that uses the terminal: no thread (errno \(error.code))")
         }
         return step
     }
 
-    private func ask() {
+    private var isStopped: Bool { state.withLock { $0.isStopped } }
+
+    private func run() {
+        handoff?.waitForTerminal(taskID) { isStopped }
+        if isStopped {
+            reporter.finished(.failed(exitCode: nil, reason: "stopped before it started"))
+        } else if let question {
+            ask(question)
+        } else {
+            begin()
+        }
+    }
+
+    private func ask(_ question: String) {
         guard let terminal = PromptTerminal.open() else {
             reporter.finished(.failed(exitCode: nil, reason: "cannot ask '\(question)': no terminal; answer yes with 'run --yes'"))
             return
         }
         defer { terminal.close() }
-        terminal.write("\(taskID): \(question) [y/N] ")
+        terminal.write("\(taskID.rawValue): \(question) [y/N] ")
         switch terminal.readLine(orWakeOn: wake.read) {
         case .stopped:
             terminal.write("\n")
@@ -113,6 +131,7 @@ final class PromptStep: TaskExecution, @unchecked Sendable {
         }
         var byte: UInt8 = 1
         _ = Glibc.write(wake.write, &byte, 1)  // a full pipe already wakes the thread
+        handoff?.wakeWaiters()
         return started
     }
 }
