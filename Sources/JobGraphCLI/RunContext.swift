@@ -45,10 +45,10 @@ final class RunContext {
 
     /// Opens the state beside the pipeline (taking its run lock), the event loop and the events file;
     /// a failure is printed and ends the command with exit status 2.
-    init(settings: RunSettings, pipelineDirectory: String, wait: Bool, events: String?) throws {
+    init(settings: RunSettings, pipelineDirectory: String, pipelineFile: String, wait: Bool, events: String?) throws {
         self.settings = settings
         self.pipelineDirectory = pipelineDirectory
-        state = try openState(in: pipelineDirectory, wait: wait)
+        state = try openState(in: pipelineDirectory, pipelineFile: pipelineFile, wait: wait)
         eventsPath = events
         do {
             try events.map { path throws(EventFileError) in try EventFile(path: path) }?.close()
@@ -75,6 +75,8 @@ final class RunContext {
         configuration.keepGoing = settings.keepGoing
         configuration.force = settings.force
         configuration.answersPrompts = settings.answersPrompts
+        // A task's `jobgraph run` on this pipeline goes on under this run's lock (docs/state.md, "The run lock").
+        configuration.environment[RunLock.heldVariable] = state.lock.path
         return configuration
     }
 
@@ -103,7 +105,7 @@ final class RunContext {
         let writeFailures = WriteFailures { failure in Console.standardError.write(line: "warning: \(failure)") }
         // A cluster that cannot take the run is refused before the run is recorded.
         let executor = try makeExecutor(for: graph, configuration: configuration, writeFailures: writeFailures)
-        let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory)
+        let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory, isNested: state.lock.isNested)
         Console.standardOutput.reportFailures(to: writeFailures)
         Console.standardError.reportFailures(to: writeFailures)
         // The files first and the console last: each batch reaches the observers in this order, so the

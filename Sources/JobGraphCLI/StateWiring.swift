@@ -5,13 +5,16 @@ import Reporters
 import StateStore
 import TaskGraph
 
-/// Opens `.jobgraph/` beside the pipeline and takes its run lock; a lock held by another run is an
-/// error (exit 2) unless `wait` (contract: "Killing jobgraph at any moment never corrupts it").
-func openState(in pipelineDirectory: String, wait: Bool) throws -> (store: StateStore, lock: RunLock) {
+/// Opens `.jobgraph/` beside the pipeline and takes the pipeline's run lock; a lock held by another run
+/// is an error (exit 2) unless `wait`, and one held by the run whose task started this one is shared
+/// (docs/state.md, "The run lock").
+func openState(in pipelineDirectory: String, pipelineFile: String, wait: Bool) throws -> (store: StateStore, lock: RunLock) {
     do {
         let store = try StateStore.open(directory: pipelineDirectory)
         if let recovery = store.recovery { Console.standardError.write(line: "warning: \(recovery)") }
-        let lock = wait ? try store.waitForRunLock() : try store.acquireRunLock()
+        let environment = ProcessInfo.processInfo.environment
+        let lock = wait ? try store.waitForRunLock(for: pipelineFile, environment: environment)
+            : try store.acquireRunLock(for: pipelineFile, environment: environment)
         return (store, lock)
     } catch {
         Console.standardError.write(line: "error: \(error)")
@@ -20,10 +23,10 @@ func openState(in pipelineDirectory: String, wait: Bool) throws -> (store: State
 }
 
 /// Begins this run's record in the state store.
-func startRecord(in store: StateStore, graph: TaskGraph, pipelineDirectory: String) throws -> RunRecorder {
+func startRecord(in store: StateStore, graph: TaskGraph, pipelineDirectory: String, isNested: Bool) throws -> RunRecorder {
     do {
         return try RunRecorder(store: store, pipelineFile: graph.pipeline.file, pipelineDirectory: pipelineDirectory,
-                               taskCount: graph.nodes.count, startTime: Date())
+                               taskCount: graph.nodes.count, startTime: Date(), isNested: isNested)
     } catch {
         Console.standardError.write(line: "error: cannot record the run in .jobgraph/state.db: \(error)")
         throw ExitCode(ExitStatus.invalid)

@@ -38,10 +38,13 @@ public final class RunRecorder: TaskHistory {
     /// - Parameters:
     ///   - pipelineFile: the path as the user typed it, which names the pipeline in the history.
     ///   - pipelineDirectory: absolute; recorded paths are relative to it.
-    public init(store: StateStore, pipelineFile: String, pipelineDirectory: String, taskCount: Int, startTime: Date) throws {
+    ///   - isNested: the run goes on under the lock of the run that started it (`RunLock.isNested`).
+    public init(store: StateStore, pipelineFile: String, pipelineDirectory: String, taskCount: Int, startTime: Date,
+                isNested: Bool = false) throws {
         self.store = store
         self.pipelineDirectory = pipelineDirectory
-        let run = try store.beginRun(pipelineFile: pipelineFile, startTime: startTime, taskCount: taskCount, dropsOldRuns: false)
+        let run = try store.beginRun(pipelineFile: pipelineFile, startTime: startTime, taskCount: taskCount, dropsOldRuns: false,
+                                     isNested: isNested)
         self.run = run
         let lostHistory = self.lostHistory
         writer = HistoryWriter { rows in

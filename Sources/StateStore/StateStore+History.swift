@@ -5,19 +5,24 @@ import PipelineModel
 extension StateStore {
     /// Records that a run starts; call while holding the run lock.
     ///
-    /// Any earlier run still without an outcome died without finishing (the lock proves nobody runs it),
-    /// so it is marked `interrupted` here; runs beyond `retainedRuns` for this pipeline are dropped.
+    /// Any earlier run of this pipeline still without an outcome died without finishing (the lock proves
+    /// nobody runs it), so it is marked `interrupted` here, unless this run is nested in one that holds the
+    /// lock (`RunLock.isNested`); runs beyond `retainedRuns` for this pipeline are dropped.
     /// - Parameters:
     ///   - pipelineFile: the pipeline file as the user named it; runs are filed under its name.
     ///   - taskCount: tasks selected for the run.
     ///   - dropsOldRuns: drop the runs beyond `retainedRuns` here; a caller that passes `false` records
     ///     `HistoryWrite.dropOldRuns` later.
-    public func beginRun(pipelineFile: String, startTime: Date, taskCount: Int, dropsOldRuns: Bool = true) throws -> RunID {
+    ///   - isNested: the run goes on under the lock of the run that started it, which is still running.
+    public func beginRun(pipelineFile: String, startTime: Date, taskCount: Int, dropsOldRuns: Bool = true,
+                         isNested: Bool = false) throws -> RunID {
         let pipeline = Self.pipelineKey(pipelineFile)
         sealsOnClose(false)
         return try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) -> RunID in
-                try database.run("UPDATE runs SET outcome = 'interrupted' WHERE outcome IS NULL")
+                if !isNested {
+                    try database.run("UPDATE runs SET outcome = 'interrupted' WHERE outcome IS NULL AND pipeline = ?1", [.text(pipeline)])
+                }
                 try database.run("INSERT INTO runs (pipeline, started_at, task_count) VALUES (?1, ?2, ?3)",
                                  [.text(pipeline), .real(startTime.timeIntervalSince1970), .integer(Int64(taskCount))])
                 let id = RunID(database.lastInsertRowID)

@@ -112,22 +112,26 @@ public final class StateStore: Sendable {
 
     // MARK: - Run lock
 
-    /// `.jobgraph/lock`.
-    public var lockPath: String { stateDirectory + "/lock" }
+    /// `.jobgraph/<name>.lock`, the run lock of the pipeline file named `pipelineFile` in this folder.
+    public func lockPath(for pipelineFile: String) -> String { stateDirectory + "/" + Self.pipelineKey(pipelineFile) + ".lock" }
 
-    /// Takes the run lock for this process, or fails at once when another process holds it.
+    /// Takes the pipeline's run lock for this process, or fails at once when another process holds it;
+    /// a run nested in the holder's goes on under its lock (see `RunLock`).
+    /// - Parameters:
+    ///   - pipelineFile: the pipeline file, as the user named it.
+    ///   - environment: this process's environment, which tells a nested run (`RunLock.heldVariable`).
     /// - Returns: the lock, held until `release()` or until it is deinitialized; keep it for the whole run.
     /// - Throws: `StateStoreError.runLockHeld(pid:)`, whose description is the line to print before
     ///   exiting with status 2; `StateStoreError.fileSystem` when the lock file cannot be made.
-    public func acquireRunLock() throws -> RunLock {
+    public func acquireRunLock(for pipelineFile: String, environment: [String: String] = [:]) throws -> RunLock {
         _ = try Self.makeStateDirectory(in: directory)
-        return try RunLock.acquire(path: lockPath, waiting: false)
+        return try RunLock.acquire(path: lockPath(for: pipelineFile), waiting: false, environment: environment)
     }
 
-    /// Takes the run lock, blocking the calling thread until the holder lets go (`--wait`).
-    public func waitForRunLock() throws -> RunLock {
+    /// Takes the pipeline's run lock, blocking the calling thread until the holder lets go (`--wait`).
+    public func waitForRunLock(for pipelineFile: String, environment: [String: String] = [:]) throws -> RunLock {
         _ = try Self.makeStateDirectory(in: directory)
-        return try RunLock.acquire(path: lockPath, waiting: true)
+        return try RunLock.acquire(path: lockPath(for: pipelineFile), waiting: true, environment: environment)
     }
 
     // MARK: - Maintenance
