@@ -152,6 +152,9 @@ extension TaskSpec {
                 "task '\(id)' has no action; give it one of \(Suggestion.list(Action.keywords))", at: idNode)
         } else if let serviceIndex, let actionIndex, fields[actionIndex].key != "run" {
             decoder.error("'service' needs a task with 'run', not '\(fields[actionIndex].key)'", at: fields[serviceIndex].entry.key)
+        } else if task.isInteractive, let terminalIndex, let actionIndex, fields[actionIndex].key != "run" {
+            // One command at a time can have the terminal's foreground.
+            decoder.error("'interactive' needs a task with 'run', not '\(fields[actionIndex].key)'", at: fields[terminalIndex].entry.key)
         } else if let terminalIndex, serviceIndex != nil {
             // A service runs beside the tasks that need it, and an interactive task runs alone.
             decoder.error("a service cannot be '\(fields[terminalIndex].key)': it runs beside the tasks that need it, "
