@@ -10,7 +10,7 @@ import TaskGraph
 /// (docs/state.md, "The run lock").
 func openState(in pipelineDirectory: String, pipelineFile: String, wait: Bool) throws -> (store: StateStore, lock: RunLock) {
     do {
-        let store = try StateStore.open(directory: pipelineDirectory)
+        let store = try StateStore.open(directory: pipelineDirectory, pipelineFile: pipelineFile)
         if let recovery = store.recovery { Console.standardError.write(line: "warning: \(recovery)") }
         let environment = ProcessInfo.processInfo.environment
         let lock = wait ? try store.waitForRunLock(for: pipelineFile, environment: environment)
@@ -59,11 +59,12 @@ func forecast(of graph: TaskGraph, configuration: RunConfiguration) throws -> Ru
     do {
         let store: StateStore
         do {
-            store = try StateStore.openReadOnly(directory: directory) ?? StateStore.inMemory(directory: directory)
+            store = try StateStore.openReadOnly(directory: directory, pipelineFile: graph.pipeline.file)
+                ?? StateStore.inMemory(directory: directory, pipelineFile: graph.pipeline.file)
         } catch let error as SQLiteError where error.isCorruption {
             Console.standardError.write(line: "warning: " + StateFileRecovery.unusable(StateStore.databasePath(inPipelineDirectory: directory), reason: error.message)
                 + "; a run would move it aside and start a fresh one, so every task would run")
-            store = try StateStore.inMemory(directory: directory)
+            store = try StateStore.inMemory(directory: directory, pipelineFile: graph.pipeline.file)
         }
         let batch = try StoreBatchCheck(store: store, pipelineDirectory: directory) { _ in }
         return RunForecast(graph: graph, configuration: configuration, batch: batch)
