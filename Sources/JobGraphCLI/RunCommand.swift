@@ -87,7 +87,8 @@ struct RunCommand: AsyncParsableCommand {
         // of the store go on on the other core while the pipeline loads (`StateStore.readUpToDateBatchAhead`).
         var earlyContext: RunContext?
         if !dryRun, !watch, !force, access(StateStore.databasePath(inPipelineDirectory: source.directory), F_OK) == 0 {
-            let context = try RunContext(settings: runSettings, pipelineDirectory: source.directory, pipelineFile: source.file, wait: wait, events: events)
+            let context = try RunContext(settings: runSettings, pipelineDirectory: source.directory, pipelineFile: source.file,
+                                         wait: wait, events: events)
             context.state.store.readUpToDateBatchAhead()
             earlyContext = context
         }
@@ -125,7 +126,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         var settings = runSettings
         settings.slurmMode = slurmMode
-        let context = try earlyContext ?? RunContext(settings: settings, pipelineDirectory: source.directory, pipelineFile: source.file, wait: wait, events: events)
+        let context = try earlyContext ?? RunContext(settings: settings, pipelineDirectory: source.directory,
+                                                     pipelineFile: source.file, wait: wait, events: events)
         context.settings = settings
         defer { context.close() }
         let status: Int32

@@ -82,7 +82,9 @@ final class RunContext {
 
     /// What shows the run's progress; `--output` wins over the file's `output:`.
     /// - Parameter failures: the run's write failures, which the event stream's `run-finished` counts.
-    func progressObserver(fileOutput: OutputMode?, failures: WriteFailures? = nil, terminalTasks: Set<TaskID> = []) -> sending any RunObserver {
+    /// - Parameter terminalTasks: tasks that use the terminal, for which the live board steps aside.
+    func progressObserver(fileOutput: OutputMode?, failures: WriteFailures? = nil,
+                          terminalTasks: Set<TaskID> = []) -> sending any RunObserver {
         makeProgressObserver(mode: settings.progress, console: .standardOutput, environment: environment,
                              output: settings.output ?? fileOutput ?? .prefixed, explains: settings.explain, failures: failures,
                              terminalTasks: terminalTasks, handoff: handoff)
@@ -100,12 +102,14 @@ final class RunContext {
     /// Runs `graph` once, with its progress shown and recorded, and prints the summary.
     /// - Parameter endsProcess: the process exits after this run: what the run built is left for the exit to reclaim.
     func runOnce(_ graph: TaskGraph, endsProcess: Bool = false) async throws -> FinishedRun {
-        let configuration = self.configuration
+        var configuration = self.configuration
         // A file that cannot be written (a full disk) is said once, when it happens, and again in the summary.
         let writeFailures = WriteFailures { failure in Console.standardError.write(line: "warning: \(failure)") }
         // A cluster that cannot take the run is refused before the run is recorded.
         let executor = try makeExecutor(for: graph, configuration: configuration, writeFailures: writeFailures)
         let recorder = try startRecord(in: state.store, graph: graph, pipelineDirectory: pipelineDirectory, isNested: state.lock.isNested)
+        // A run nested in this one names it in the history.
+        configuration.environment[RunRecorder.runVariable] = "\(recorder.run.rawValue)"
         Console.standardOutput.reportFailures(to: writeFailures)
         Console.standardError.reportFailures(to: writeFailures)
         // The files first and the console last: each batch reaches the observers in this order, so the

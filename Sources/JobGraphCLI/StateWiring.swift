@@ -26,7 +26,8 @@ func openState(in pipelineDirectory: String, pipelineFile: String, wait: Bool) t
 func startRecord(in store: StateStore, graph: TaskGraph, pipelineDirectory: String, isNested: Bool) throws -> RunRecorder {
     do {
         return try RunRecorder(store: store, pipelineFile: graph.pipeline.file, pipelineDirectory: pipelineDirectory,
-                               taskCount: graph.nodes.count, startTime: Date(), isNested: isNested)
+                               taskCount: graph.nodes.count, startTime: Date(), isNested: isNested,
+                               environment: ProcessInfo.processInfo.environment)
     } catch {
         Console.standardError.write(line: "error: cannot record the run in .jobgraph/state.db: \(error)")
         throw ExitCode(ExitStatus.invalid)

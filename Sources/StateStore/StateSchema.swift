@@ -136,7 +136,7 @@ extension StateSchema {
 }
 
 extension StateSchema {
-    /// Version 8 to 9: each up-to-date record is keyed by its pipeline file's name, U+001F and the task id,
+    /// Version 8 to 9: `runs.nested_in`, the run whose task started a nested run; and each up-to-date record is keyed by its pipeline file's name, U+001F and the task id,
     /// so that two pipelines in one folder with a task of one id no longer share it. A record goes to the
     /// pipeline of the latest run that recorded its task; one no kept run names is dropped (its task runs
     /// once more). Its inputs follow it; the old rows go with the old keys (ON DELETE CASCADE).
@@ -153,6 +153,7 @@ extension StateSchema {
             FROM task_inputs i JOIN fingerprint_owners o ON o.task = i.task WHERE o.pipeline IS NOT NULL;
         DELETE FROM task_fingerprints WHERE task IN (SELECT task FROM fingerprint_owners);
         DROP TABLE fingerprint_owners;
+        ALTER TABLE runs ADD COLUMN nested_in INTEGER;
         """
 }
 

@@ -14,8 +14,9 @@ extension StateStore {
     ///   - dropsOldRuns: drop the runs beyond `retainedRuns` here; a caller that passes `false` records
     ///     `HistoryWrite.dropOldRuns` later.
     ///   - isNested: the run goes on under the lock of the run that started it, which is still running.
+    ///   - nestedIn: that run, when known (`RunRecorder.runVariable`), which the history names.
     public func beginRun(pipelineFile: String, startTime: Date, taskCount: Int, dropsOldRuns: Bool = true,
-                         isNested: Bool = false) throws -> RunID {
+                         isNested: Bool = false, nestedIn: RunID? = nil) throws -> RunID {
         let pipeline = Self.pipelineKey(pipelineFile)
         sealsOnClose(false)
         return try withDatabase { database throws(SQLiteError) in
@@ -23,8 +24,9 @@ extension StateStore {
                 if !isNested {
                     try database.run("UPDATE runs SET outcome = 'interrupted' WHERE outcome IS NULL AND pipeline = ?1", [.text(pipeline)])
                 }
-                try database.run("INSERT INTO runs (pipeline, started_at, task_count) VALUES (?1, ?2, ?3)",
-                                 [.text(pipeline), .real(startTime.timeIntervalSince1970), .integer(Int64(taskCount))])
+                try database.run("INSERT INTO runs (pipeline, started_at, task_count, nested_in) VALUES (?1, ?2, ?3, ?4)",
+                                 [.text(pipeline), .real(startTime.timeIntervalSince1970), .integer(Int64(taskCount)),
+                                  .integer(isNested ? nestedIn?.rawValue : nil)])
                 let id = RunID(database.lastInsertRowID)
                 if dropsOldRuns { try dropOldRuns(of: pipelineFile, in: database) }
                 return id

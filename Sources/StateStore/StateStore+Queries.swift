@@ -14,11 +14,11 @@ extension StateStore {
         var lockHolderAlive: [String: Bool] = [:]
         return try withDatabase { database throws(SQLiteError) in
             let rows = try database.query("""
-                SELECT id, pipeline, started_at, ended_at, outcome, task_count FROM runs
+                SELECT id, pipeline, started_at, ended_at, outcome, task_count, nested_in FROM runs
                 WHERE ?1 IS NULL OR pipeline = ?1 ORDER BY id DESC LIMIT ?2
                 """, [.text(pipeline), .integer(Int64(max(0, limit)))]) { row in
                 (id: RunID(row.integer(0)), pipeline: row.text(1), started: row.real(2), ended: row.optionalReal(3),
-                 outcome: row.optionalText(4), taskCount: Int(row.integer(5)))
+                 outcome: row.optionalText(4), taskCount: Int(row.integer(5)), nestedIn: row.optionalInteger(6).map(RunID.init))
             }
             return try rows.map { row throws(SQLiteError) in
                 let outcome: RunOutcome
@@ -33,7 +33,8 @@ extension StateStore {
                 }
                 return RunRecord(id: row.id, pipeline: row.pipeline, startedAt: Date(timeIntervalSince1970: row.started),
                                  endedAt: row.ended.map { Date(timeIntervalSince1970: $0) }, outcome: outcome,
-                                 taskCount: row.taskCount, tasks: try Self.stateCounts(of: row.id, taskCount: row.taskCount, in: database))
+                                 taskCount: row.taskCount, tasks: try Self.stateCounts(of: row.id, taskCount: row.taskCount, in: database),
+                                 nestedIn: row.nestedIn)
             }
         }
     }

@@ -115,6 +115,9 @@ struct ConcurrentRunTests {
         let report = try #require(try JSONSerialization.jsonObject(with: Data(runs.standardOutput.utf8)) as? [String: Any])
         #expect((report["runs"] as? [[String: Any]])?.compactMap { $0["outcome"] as? String } == ["succeeded", "succeeded"],
                 "\(runs.standardOutput)")
+        #expect((report["runs"] as? [[String: Any]])?.map { $0["nested_in"] as? Int } == [1, nil], "\(runs.standardOutput)")
+        let text = try await folder.history()
+        #expect(text.outputLines.contains { $0.hasPrefix("  #2 ") && $0.hasSuffix("1 succeeded, nested in #1") }, "\(text.outputLines)")
         // What the nested run recorded counts: `inner` is up to date now.
         let again = try await JobGraphBinary.run(["run", "p.yaml", "inner", "--progress", "plain"], in: folder.directory)
         #expect(again.status == 0)
