@@ -32,6 +32,8 @@ public final class TerminalHandoff: @unchecked Sendable {
     public func boardClosed() {
         condition.withLock {
             isBoardShown = false
+            // Hand-overs for tasks that never waited (found up to date at their start) are void with the board.
+            handedOver.removeAll()
             condition.broadcast()
         }
     }

@@ -148,8 +148,8 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         if case .inherited(let foreground?) = terminal {
             TerminalForeground.reclaim(foreground)
             // Ctrl-C reached only the command, which had the foreground: it stops the run as it would
-            // have had jobgraph been in the foreground (docs/pipeline.md, "Interactive tasks").
-            if case .success(.signalled(let signal, _)) = result, signal == SIGINT { _ = Glibc.kill(getpid(), SIGINT) }
+            // have had jobgraph been in the foreground, before this attempt ends (docs/pipeline.md, "Interactive tasks").
+            if case .success(.signalled(let signal, _)) = result, signal == SIGINT { reporter.interruptsRun() }
         }
         enum Next { case spawn(Int), finish(TaskResult), wait, stopOthers }
         let (next, group) = state.withLock { state -> (Next, ProcessID?) in
