@@ -5,8 +5,8 @@ let package = Package(
     name: "jobgraph",
     products: [
         .executable(name: "jobgraph", targets: ["jobgraph"]),
-        // A Swift program loads, checks and inspects pipelines through these modules.
-        .library(name: "JobGraph", targets: ["JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "ImageCodec", "Reporters"]),
+        // A Swift program loads, checks, inspects and runs pipelines through these modules (`PipelineRun.run`).
+        .library(name: "JobGraph", targets: ["JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "ImageCodec", "Reporters", "PipelineRun"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -31,8 +31,11 @@ let package = Package(
         .target(name: "StateStore", dependencies: ["JobGraphBasics", "CSQLite", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "Reporters", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "SlurmExecutor", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph", "Execution"]),
+        .target(name: "PipelineRun", dependencies: [
+            "JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "Reporters", "SlurmExecutor",
+        ]),
         .target(name: "JobGraphCLI", dependencies: [
-            "JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "Reporters", "SlurmExecutor",
+            "JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "Reporters", "SlurmExecutor", "PipelineRun",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "jobgraph", dependencies: ["JobGraphCLI"]),
@@ -51,6 +54,7 @@ let package = Package(
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "Execution", "YAMLNodes", "JobGraphTestSupport"]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "Execution", "JobGraphTestSupport"]),
         .testTarget(name: "JobGraphCLITests", dependencies: ["JobGraphCLI", "JobGraphTestSupport"]),
+        .testTarget(name: "PipelineRunTests", dependencies: ["PipelineRun", "Execution", "Steps", "StateStore", "TaskGraph", "PipelineModel", "JobGraphSystem", "JobGraphTestSupport"]),
         .testTarget(name: "SlurmExecutorTests", dependencies: ["SlurmExecutor", "Steps", "Execution", "TaskGraph", "PipelineModel", "JobGraphSystem", "JobGraphTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -13,10 +13,10 @@ public enum RunExitStatus {
     /// The status of a finished run: a signal that stopped it wins, then any failure not allowed, then an
     /// `--events` or `--trace` file that could not be written whole.
     public static func of(_ summary: RunSummary, writeFailures: WriteFailures? = nil) -> Int32 {
-        switch summary.stop {
-        case .interrupt?: return interrupted
-        case .terminate?: return terminated
-        case nil: return summary.hasFailures || writeFailures?.losesRequestedEvents == true ? taskFailed : success
-        }
+        if let stop = summary.stop { return of(stop) }
+        return summary.hasFailures || writeFailures?.losesRequestedEvents == true ? taskFailed : success
     }
+
+    /// The status of a run, or a command between runs, that SIGINT or SIGTERM stopped.
+    public static func of(_ stop: RunStop) -> Int32 { stop == .interrupt ? interrupted : terminated }
 }

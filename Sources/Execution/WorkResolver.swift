@@ -12,10 +12,15 @@ final class WorkResolver: Sendable {
     let graph: TaskGraph
     let configuration: RunConfiguration
     private let variables: [String: String]
-    /// The caller's environment, then the pipeline's `env`, then the vars (contract: "vars … also exported").
+    /// The caller's environment, then the pipeline's `env`, then the vars under `export`; a task adds the
+    /// vars it uses and its params (docs/pipeline.md, "Which variables a task gets").
     private let baseEnvironment: [String: String]
-    /// `baseEnvironment` encoded for spawning, given to every task without an `env` of its own.
+    /// `baseEnvironment` encoded for spawning, given to every task that adds nothing to it.
     private let baseEnvironmentBlock: EnvironmentBlock?
+    /// The pipeline's hooks run with every var: no definition holds their environment.
+    private let hookEnvironment: [String: String]
+    /// The names under `export`.
+    private let exported: Set<String>
     /// `configuration.logDirectory` and a `/`.
     private let logFolder: String
 
@@ -29,27 +34,57 @@ final class WorkResolver: Sendable {
         var environment = configuration.environment
         let context = TemplateContext(variables: variables)
         for entry in graph.pipeline.environment { environment[entry.name] = try entry.value.rendered(in: context) }
-        for (name, value) in variables { environment[name] = value }
+        var hookEnvironment = environment
+        for (name, value) in variables { hookEnvironment[name] = value }
+        self.hookEnvironment = hookEnvironment
+        exported = Set(graph.pipeline.exportedVariables)
+        for name in graph.pipeline.exportedVariables { environment[name] = variables[name] }
         baseEnvironment = environment
         baseEnvironmentBlock = EnvironmentBlock(environment, excluding: DescendantSweep.taskVariable)
+    }
+
+    /// The variables the task adds to the base environment, by name: the vars it uses that are not
+    /// exported already, then its params, which shadow a var of the same name.
+    private func ownVariables(of task: RunTask) -> [(name: String, value: String)] {
+        var own: [(name: String, value: String)] = []
+        let parameters = graph.parameterValues(of: task.spec)
+        for name in task.spec.referencedNames where !exported.contains(name) && parameters?[name] == nil {
+            if let value = variables[name] { own.append((name, value)) }
+        }
+        if let parameters {
+            for parameter in task.spec.parameters { own.append((parameter.name, parameters[parameter.name] ?? "")) }
+        }
+        return own
+    }
+
+    /// The values `{{ … }}` can name in the task: the vars, with its params over them.
+    private func templateVariables(for task: RunTask) -> [String: String] {
+        guard let parameters = graph.parameterValues(of: task.spec) else { return variables }
+        return variables.merging(parameters) { _, parameter in parameter }
     }
 
     /// The task's values, and the folders its paths are checked against and joined to. Every caller that
     /// renders a path has already resolved the task's folder with `try`, so an unrenderable `cwd` falls
     /// back to the pipeline's folder here rather than throwing twice.
     func context(for task: RunTask) -> TemplateContext {
-        TemplateContext(variables: variables, item: task.item, pipelineDirectory: configuration.pipelineDirectory,
+        TemplateContext(variables: templateVariables(for: task), item: task.item, pipelineDirectory: configuration.pipelineDirectory,
                         workingDirectory: (try? fanOutDirectory(for: task)) ?? configuration.pipelineDirectory)
     }
 
     /// The context in which `cwd` itself is rendered: relative to the pipeline's folder.
     private func folderContext(for task: RunTask) -> TemplateContext {
-        TemplateContext(variables: variables, item: task.item, pipelineDirectory: configuration.pipelineDirectory)
+        TemplateContext(variables: templateVariables(for: task), item: task.item, pipelineDirectory: configuration.pipelineDirectory)
     }
 
-    /// The task's environment: the base, then its own `env`.
+    /// The task's environment: the base, the vars it uses and its params, then its own `env`.
     func environment(for task: RunTask) throws(TemplateError) -> [String: String] {
+        try environment(for: task, adding: ownVariables(of: task))
+    }
+
+    private func environment(for task: RunTask, adding own: [(name: String, value: String)]) throws(TemplateError) -> [String: String] {
         var environment = baseEnvironment
+        for (name, value) in own { environment[name] = value }
+        guard !task.spec.environment.isEmpty else { return environment }
         let context = folderContext(for: task)
         for entry in task.spec.environment { environment[entry.name] = try entry.value.rendered(in: context) }
         return environment
@@ -87,7 +122,7 @@ final class WorkResolver: Sendable {
     /// The pipeline's own hook: in the pipeline's folder and environment, with no task's settings.
     func hookWork(_ hook: PipelineHook) -> TaskWork {
         TaskWork(id: hook.id, attempt: 1, work: .shell(commands: [hook.command], concurrently: false),
-                 workingDirectory: configuration.pipelineDirectory, environment: baseEnvironment, niceness: 0, timeout: nil,
+                 workingDirectory: configuration.pipelineDirectory, environment: hookEnvironment, niceness: 0, timeout: nil,
                  logPath: logPath(for: hook.id), appendsToLog: true)
     }
 
@@ -109,9 +144,10 @@ final class WorkResolver: Sendable {
     private func resolved(_ task: RunTask, attempt: Int, logPath: String) throws(TemplateError)
         -> (work: TaskWork, inputs: [String], outputs: [String]) {
         let spec = task.spec
-        let environment = try environment(for: task)
+        let own = ownVariables(of: task)
+        let environment = try environment(for: task, adding: own)
         let directory = try workingDirectory(for: task)
-        let context = TemplateContext(variables: variables, item: task.item, pipelineDirectory: configuration.pipelineDirectory,
+        let context = TemplateContext(variables: templateVariables(for: task), item: task.item, pipelineDirectory: configuration.pipelineDirectory,
                                       workingDirectory: try fanOutDirectory(for: task, workingDirectory: directory))
         let paths = try declaredPaths(of: spec, in: context)
         let work: TaskWork.Work
@@ -131,7 +167,7 @@ final class WorkResolver: Sendable {
         var taskWork = TaskWork(
             id: task.id, attempt: attempt, work: work, workingDirectory: directory, environment: environment,
             niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath, processLimit: processLimit,
-            sharedEnvironment: spec.environment.isEmpty ? baseEnvironmentBlock : nil)
+            sharedEnvironment: spec.environment.isEmpty && own.isEmpty ? baseEnvironmentBlock : nil)
         taskWork.isInteractive = spec.isInteractive
         // Asked before the first attempt only: a retry repeats what was agreed to.
         taskWork.prompt = configuration.answersPrompts || attempt > 1 ? nil : spec.prompt
@@ -192,9 +228,11 @@ final class WorkResolver: Sendable {
         return (String.absolute(shown, in: try fanOutDirectory(for: task)), shown)
     }
 
-    /// The names of the variables the pipeline sets for a task: its part of the task's definition.
+    /// The names of the variables the pipeline sets for a task: its part of the task's definition. A var
+    /// the task neither uses nor exports is not among them, so `--var` on it reruns nothing (issue 35, bug 5).
     func environmentNames(for task: RunTask) -> [String] {
-        graph.pipeline.environment.map(\.name) + graph.pipeline.variables.map(\.name) + task.spec.environment.map(\.name)
+        graph.pipeline.environment.map(\.name) + graph.pipeline.exportedVariables + ownVariables(of: task).map(\.name)
+            + task.spec.environment.map(\.name)
     }
 
     /// `.jobgraph/logs/<task>.log`, with characters that cannot be in a file name replaced.

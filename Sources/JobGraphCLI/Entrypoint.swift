@@ -1,5 +1,6 @@
 import ArgumentParser
 import JobGraphSystem
+import PipelineRun
 import Reporters
 #if canImport(Glibc)
 import Glibc
@@ -55,6 +56,10 @@ public enum Entrypoint {
     /// Prints what the argument parser has to say and maps its usage failure (EX_USAGE, 64) to 2,
     /// the contract's status for an invalid command line.
     static func exitStatus(for error: Error) -> Int32 {
+        if let error = error as? PipelineRunError {
+            Console.standardError.write(lines: error.lines.map { "error: " + $0 })
+            return ExitStatus.invalid
+        }
         let code = JobGraphCommand.exitCode(for: error).rawValue
         let message = JobGraphCommand.fullMessage(for: error)
         if !message.isEmpty {

@@ -12,18 +12,4 @@ public enum ExitStatus {
     public static let interrupted = RunExitStatus.interrupted
     /// Terminated by SIGTERM.
     public static let terminated = RunExitStatus.terminated
-
-    /// The status of a finished run: a signal that stopped it wins, then any failure not allowed, then an
-    /// `--events` or `--trace` file that could not be written whole.
-    public static func of(_ summary: RunSummary, writeFailures: WriteFailures? = nil) -> Int32 {
-        RunExitStatus.of(summary, writeFailures: writeFailures)
-    }
-
-    /// The status of a command that SIGINT or SIGTERM stopped before its run began.
-    static func of(stoppedBeforeTheRun stop: RunStop) -> Int32 {
-        switch stop {
-        case .interrupt: interrupted
-        case .terminate: terminated
-        }
-    }
 }

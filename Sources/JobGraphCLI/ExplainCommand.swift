@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import JobGraphBasics
+import PipelineRun
 import Reporters
+import TaskGraph
 
 struct ExplainCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,15 +20,16 @@ struct ExplainCommand: AsyncParsableCommand {
     var force = false
 
     func run() async throws {
-        let (source, graph) = try checkedSelection(pipeline, tasks: task)
-        guard source.tasks.count == 1, let name = source.tasks.first else {
-            Console.standardError.write(line: "error: explain takes one task name, not \(source.tasks.count)")
+        let (source, graph) = try checkedSelection(pipeline, tasks: task, forRun: true)
+        var ignored = Diagnostics()  // `checkedSelection` reported any problem with the words
+        let names = TaskArguments(source.tasks, diagnostics: &ignored).names
+        guard names.count == 1, let name = names.first else {
+            Console.standardError.write(line: "error: explain takes one task name, not \(names.count)")
             throw ExitCode(ExitStatus.invalid)
         }
-        let processorCount = ProcessInfo.processInfo.activeProcessorCount
-        var configuration = runConfiguration(pipelineDirectory: source.directory, jobs: processorCount, processorCount: processorCount)
-        configuration.force = force
-        let reasons = try forecast(of: graph, configuration: configuration).reasons
+        let configuration = runConfiguration(pipelineDirectory: source.directory, force: force, environment: ProcessInfo.processInfo.environment,
+                                             processorCount: ProcessInfo.processInfo.activeProcessorCount)
+        let reasons = try forecast(of: graph, configuration: configuration, warn: warn).reasons
         Console.standardOutput.write(lines: ExplainPrinter().render(graph, reasons: reasons, task: name))
     }
 }

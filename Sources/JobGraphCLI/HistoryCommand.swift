@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PipelineRun
 import Reporters
 import StateStore
 
@@ -35,8 +36,7 @@ struct HistoryCommand: AsyncParsableCommand {
                 Console.standardOutput.write(lines: HistoryText.lines(for: report))
             }
         } catch {
-            Console.standardError.write(line: "error: cannot read the history in \(directory)/.jobgraph: \(error)")
-            throw ExitCode(ExitStatus.invalid)
+            throw PipelineRunError.history(directory, error)
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Execution
 import Foundation
 import JobGraphBasics
 import PipelineModel
@@ -18,9 +19,10 @@ func checkedGraph(_ options: PipelineOptions, file: String) throws -> TaskGraph 
 /// Resolves the pipeline file and the task names (see `PipelineSource`), then loads and checks the
 /// file and selects the named tasks and what they need; every problem is printed and ends the command
 /// with exit status 2.
-func checkedSelection(_ options: PipelineOptions, tasks: [String]) throws -> (source: ResolvedPipeline, graph: TaskGraph) {
+/// - Parameter forRun: binds the tasks' params and runs `sh` variables, as a run would.
+func checkedSelection(_ options: PipelineOptions, tasks: [String], forRun: Bool = false) throws -> (source: ResolvedPipeline, graph: TaskGraph) {
     let source = try options.resolved(tasks: tasks)
-    guard let graph = reportedSelection(source, variableOverrides: options.variableOverrides) else {
+    guard let graph = reportedSelection(source, variableOverrides: options.variableOverrides, forRun: forRun) else {
         throw ExitCode(ExitStatus.invalid)
     }
     return (source, graph)
@@ -28,16 +30,32 @@ func checkedSelection(_ options: PipelineOptions, tasks: [String]) throws -> (so
 
 /// Loads and checks the pipeline file and selects what a run runs (the named tasks, else the default ones,
 /// with what they need), printing every problem; `nil` when there was an error.
-func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: String]) -> TaskGraph? {
+/// - Parameter forRun: runs the `sh` variables and binds the `NAME=VALUE` words to the tasks' params
+///   (docs/cli.md, "run"); otherwise those words only select their tasks.
+func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: String], forRun: Bool = true) -> TaskGraph? {
     var diagnostics = Diagnostics()
-    var graph = PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+    let arguments = TaskArguments(source.tasks, diagnostics: &diagnostics)
+    let commands = forRun
+        ? VariableCommands.runner(in: source.directory, environment: ProcessInfo.processInfo.environment) : nil
+    var graph = diagnostics.hasErrors ? nil
+        : PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, variableCommands: commands, diagnostics: &diagnostics)
     // A run that names no task runs the file's `default:`, else every task that is not `manual`.
     if let whole = graph, !diagnostics.hasErrors {
-        graph = source.tasks.isEmpty ? whole.defaultSelection(diagnostics: &diagnostics)
-            : whole.selecting(source.tasks, diagnostics: &diagnostics)
+        graph = arguments.names.isEmpty ? whole.defaultSelection(diagnostics: &diagnostics)
+            : whole.selecting(arguments.names, diagnostics: &diagnostics)
+    }
+    if forRun, let selected = graph, !diagnostics.hasErrors {
+        graph = selected.binding(
+            arguments, invocationDirectory: FileManager.default.currentDirectoryPath, pipelineDirectory: source.directory,
+            diagnostics: &diagnostics)
     }
     report(diagnostics)
     return diagnostics.hasErrors ? nil : graph
+}
+
+/// Prints a warning to standard error.
+func warn(_ line: String) {
+    Console.standardError.write(line: "warning: " + line)
 }
 
 /// Prints diagnostics to standard error; on a terminal with the source line and a caret.

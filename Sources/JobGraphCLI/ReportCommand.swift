@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PipelineRun
 import Reporters
 import StateStore
 
@@ -20,17 +21,7 @@ struct ReportCommand: AsyncParsableCommand {
     func run() async throws {
         let source = try pipeline.resolved()
         let graph = try checkedGraph(pipeline, file: source.file)
-        let directory = source.directory
-        let timeline: RunTimeline?
-        do {
-            timeline = FileManager.default.fileExists(atPath: StateStore.databasePath(inPipelineDirectory: directory))
-                ? try StateStore.open(directory: directory).runTimeline(pipelineFile: source.file, run: run.map(RunID.init))
-                : nil
-        } catch {
-            Console.standardError.write(line: "error: cannot read the history in \(directory)/.jobgraph: \(error)")
-            throw ExitCode(ExitStatus.invalid)
-        }
-        guard let timeline else {
+        guard let timeline = try RunTimeline.read(pipelineFile: source.file, in: source.directory, run: run) else {
             let which = run.map { "no run \($0) of \(source.file) in the history" } ?? "no runs of \(source.file) yet"
             Console.standardError.write(line: "error: \(which); see `jobgraph history \(source.file)`")
             throw ExitCode(ExitStatus.invalid)
@@ -43,19 +34,5 @@ struct ReportCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.invalid)
         }
         Console.standardOutput.write(line: "wrote \(output) (run \(timeline.run.id) of \(timeline.run.pipeline))")
-    }
-}
-
-extension RunTimeline {
-    /// The history's record as the page shows it.
-    var runReport: RunReport {
-        let counts = run.tasks
-        return RunReport(
-            pipeline: run.pipeline, run: run.id.description, startedAt: run.startedAt, wallTime: run.duration,
-            outcome: run.outcome.rawValue, jobs: jobs,
-            counts: [("succeeded", counts.succeeded), ("failed", counts.failed), ("up-to-date", counts.upToDate),
-                     ("skipped", counts.skipped), ("cancelled", counts.cancelled), ("unfinished", counts.unfinished)],
-            attempts: attempts, criticalPath: criticalPath,
-            finalStates: Dictionary(tasks.map { ($0.task, $0.state) }, uniquingKeysWith: { $1 }))
     }
 }

@@ -4,6 +4,7 @@ import Execution
 import Foundation
 import JobGraphSystem
 import PipelineModel
+import PipelineRun
 import Reporters
 import SlurmExecutor
 import StateStore
@@ -18,7 +19,9 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var pipeline: PipelineOptions
 
-    @Argument(help: "Run only these tasks and what they need.")
+    @Argument(help: ArgumentHelp("Run only these tasks and what they need; NAME=VALUE after a task's name gives it a param.",
+                                 valueName: "task"),
+              completion: .custom { RunCompletion.candidates($0, cursor: $1, prefix: $2) })
     var tasks: [String] = []
 
     @Flag(name: [.customShort("n"), .long], help: "Check the pipeline and print the plan, with why each task would run or not; run nothing.")
@@ -72,12 +75,6 @@ struct RunCommand: AsyncParsableCommand {
         if json && !dryRun { throw ValidationError("'--json' applies only with '--dry-run'; for a run's events use '--progress json'") }
     }
 
-    /// The settings of this command's runs, but for the executor, which the pipeline file may choose.
-    private var runSettings: RunSettings {
-        RunSettings(jobs: jobs, keepGoing: keepGoing, force: force, progress: progress, output: output, trace: trace, explain: explain,
-                    answersPrompts: yes)
-    }
-
     /// Whether this invocation runs tasks (and so handles signals itself).
     var runsTasks: Bool { !dryRun }
 
@@ -85,58 +82,71 @@ struct RunCommand: AsyncParsableCommand {
         let source = try pipeline.resolved(tasks: tasks)
         // With a state to check against, the run lock is taken first, so that the up-to-date checks' reads
         // of the store go on on the other core while the pipeline loads (`StateStore.readUpToDateBatchAhead`).
-        var earlyContext: RunContext?
+        var earlySession: PipelineSession?
         if !dryRun, !watch, !force, access(StateStore.databasePath(inPipelineDirectory: source.directory), F_OK) == 0 {
-            let context = try RunContext(settings: runSettings, pipelineDirectory: source.directory, pipelineFile: source.file,
-                                         wait: wait, events: events)
-            context.state.store.readUpToDateBatchAhead()
-            earlyContext = context
+            let session = try openSession(in: source.directory, file: source.file)
+            session.store.readUpToDateBatchAhead()
+            earlySession = session
         }
         guard let graph = reportedSelection(source, variableOverrides: pipeline.variableOverrides) else {
-            earlyContext?.close()
+            earlySession?.close()
             throw ExitCode(ExitStatus.invalid)
         }
-        // Signals are caught from the moment the context exists: one that came while the pipeline loaded
+        // Signals are caught from the moment the session exists: one that came while the pipeline loaded
         // ends the command, as it would have ended it uncaught.
-        if let context = earlyContext, let stop = context.control.takePendingStop() {
-            context.close()
-            throw ExitCode(ExitStatus.of(stoppedBeforeTheRun: stop))
+        if let session = earlySession, let stop = session.control.takePendingStop() {
+            session.close()
+            throw ExitCode(RunExitStatus.of(stop))
         }
-        let processorCount = ProcessInfo.processInfo.activeProcessorCount
-        let jobs = self.jobs ?? processorCount
+        var configuration = runConfiguration(pipelineDirectory: source.directory, jobs: jobs, keepGoing: keepGoing, force: force,
+                                             environment: ProcessInfo.processInfo.environment,
+                                             processorCount: ProcessInfo.processInfo.activeProcessorCount)
+        configuration.answersPrompts = yes
         let slurmMode = (executor ?? graph.pipeline.executor) == .slurm
             ? self.slurmMode ?? graph.pipeline.slurm?.mode ?? .allocation : nil
         if slurmMode != nil, case let diagnostics = SlurmExecutor.terminalTaskDiagnostics(in: graph), diagnostics.hasErrors {
-            earlyContext?.close()
+            earlySession?.close()
             report(diagnostics)
             throw ExitCode(ExitStatus.invalid)
         }
         if dryRun {
-            var configuration = runConfiguration(pipelineDirectory: source.directory, jobs: jobs, processorCount: processorCount)
-            configuration.keepGoing = keepGoing
-            configuration.force = force
-            let reasons = try forecast(of: graph, configuration: configuration).reasons
-            let printer = PlanPrinter(jobs: jobs, executor: slurmMode.map { SlurmPlanDescription(mode: $0, jobs: jobs) })
+            let reasons = try forecast(of: graph, configuration: configuration, warn: warn).reasons
+            let printer = PlanPrinter(jobs: configuration.jobs, executor: slurmMode.map { SlurmPlanDescription(mode: $0, jobs: configuration.jobs) })
             if json {
-                Console.standardOutput.write(line: printer.renderJSON(graph, processorCount: processorCount, reasons: reasons))
+                Console.standardOutput.write(line: printer.renderJSON(graph, processorCount: configuration.processorCount, reasons: reasons))
             } else {
-                Console.standardOutput.write(lines: printer.render(graph, processorCount: processorCount, reasons: reasons))
+                Console.standardOutput.write(lines: printer.render(graph, processorCount: configuration.processorCount, reasons: reasons))
             }
             return
         }
-        var settings = runSettings
-        settings.slurmMode = slurmMode
-        let context = try earlyContext ?? RunContext(settings: settings, pipelineDirectory: source.directory,
-                                                     pipelineFile: source.file, wait: wait, events: events)
-        context.settings = settings
-        defer { context.close() }
+        let session = try earlySession ?? openSession(in: source.directory, file: source.file)
+        defer { session.close() }
         let status: Int32
         if watch {
-            status = try await WatchSession(context: context, source: source, variableOverrides: pipeline.variableOverrides).run(graph)
+            let watching = WatchSession(session: session, configuration: configuration, file: source.file) { [variableOverrides = pipeline.variableOverrides] in
+                reportedSelection(source, variableOverrides: variableOverrides)
+            } say: { [messageConsole] line, isWarning in
+                isWarning ? warn(line) : messageConsole.write(line: line)
+            }
+            status = try await watching.run(graph) { graph in try await runOnce(graph, configuration: configuration, in: session, slurmMode: slurmMode) }
         } else {
-            status = try await context.runOnce(graph, endsProcess: true).status
+            status = try await runOnce(graph, configuration: configuration, in: session, slurmMode: slurmMode, endsProcess: true).status
         }
         if status != ExitStatus.success { throw ExitCode(status) }
+    }
+
+    /// Opens the pipeline's state (taking its run lock) and event loop, and truncates the `--events` file,
+    /// which each run then appends to.
+    private func openSession(in directory: String, file: String) throws -> PipelineSession {
+        let session = try PipelineSession(pipelineDirectory: directory, pipelineFile: file, wait: wait, warn: warn)
+        do {
+            try events.map { path throws(EventFileError) in try EventFile(path: path) }?.close()
+        } catch {
+            session.close()
+            Console.standardError.write(line: "error: \(error)")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        return session
     }
 }
 

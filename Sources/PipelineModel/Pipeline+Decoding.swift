@@ -3,7 +3,7 @@ import YAMLNodes
 
 extension Pipeline {
     /// The top-level keys, in the order messages list them (contract: "The pipeline file").
-    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "output", "executor", "slurm", "default"])
+    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "output", "executor", "slurm", "default", "export"])
 
     /// Decodes a whole document, reporting every problem to `decoder`.
     ///
@@ -13,8 +13,8 @@ extension Pipeline {
     /// - Parameter streamed: what a `TaskStream` decoded while the file was read (`vars`, `defaults`
     ///   and the tasks); those keys are then not decoded again.
     static func decode(
-        _ root: YAMLNode, file: String, variableOverrides: [String: String], streamed: TaskStream? = nil,
-        decoder: inout NodeDecoder
+        _ root: YAMLNode, file: String, variableOverrides: [String: String], variableCommands: VariableCommandRunner? = nil,
+        streamed: TaskStream? = nil, decoder: inout NodeDecoder
     ) -> Pipeline {
         var pipeline = Pipeline(file: file)
         guard let entries = root.mapping else {
@@ -51,8 +51,12 @@ extension Pipeline {
         if let streamed {
             pipeline.variables = streamed.variables
         } else {
-            pipeline.variables = decodeVariables(values["vars"]?.value, overrides: variableOverrides, decoder: &decoder)
+            pipeline.variables = decodeVariables(
+                values["vars"]?.value, overrides: variableOverrides, commands: variableCommands, decoder: &decoder)
             decoder.declareVariables(pipeline.variables.map(\.name))
+        }
+        if let entry = values["export"], entry.value.scalar?.isNull != true {
+            pipeline.exportedVariables = decodeExports(entry.value, variables: pipeline.variables, decoder: &decoder)
         }
         if let env = values["env"], env.value.scalar?.isNull != true {
             pipeline.environment = EnvironmentEntry.decodeMapping(env.value, item: .none, decoder: &decoder) ?? []
@@ -102,6 +106,24 @@ extension Pipeline {
         return names.compactMap { name in name.scalar.map { Located(TaskID($0.text), at: name.location) } }
     }
 
+    /// `export:`, names of `vars` that every task's environment holds whether it uses them or not.
+    static func decodeExports(_ node: YAMLNode, variables: [Variable], decoder: inout NodeDecoder) -> [String] {
+        guard let names = decoder.scalarList(node, expected: "a list of variable names", for: "export") else { return [] }
+        let declared = variables.map(\.name)
+        var exported: [String] = []
+        for name in names {
+            guard let text = name.scalar?.text else { continue }
+            guard declared.contains(text) else {
+                let advice = Suggestion.closest(to: text, in: declared).map { "; did you mean '\($0)'?" }
+                    ?? (declared.isEmpty ? "; the file declares no 'vars'" : "; declare it under 'vars'")
+                decoder.error("unknown variable '\(NodeDecoder.shortened(text))' in 'export'\(advice)", at: name)
+                continue
+            }
+            if !exported.contains(text) { exported.append(text) }
+        }
+        return exported
+    }
+
     /// `defaults`: task keys every task takes unless it sets them itself.
     static func decodeDefaults(_ entry: YAMLMappingEntry?, decoder: inout NodeDecoder) -> [TaskSpec.Field] {
         guard let entry, entry.value.scalar?.isNull != true,
@@ -129,11 +151,13 @@ extension Pipeline {
 
     /// `vars`, then `--var` overrides: a known name takes the new value; an unknown one is an error (a
     /// misspelt `--var` silently set nothing, and as an exported variable made every task rerun).
+    /// - Parameter commands: runs each `{sh: COMMAND}` once, in the order references need; `nil` runs none.
     static func decodeVariables(
-        _ node: YAMLNode?, overrides: [String: String], decoder: inout NodeDecoder
+        _ node: YAMLNode?, overrides: [String: String], commands: VariableCommandRunner? = nil, decoder: inout NodeDecoder
     ) -> [Variable] {
         var variables: [Variable] = []
-        // The value nodes of the variables, to parse those with a placeholder once every name is known.
+        // The value nodes of the variables (a command's for `sh`), to parse those with a placeholder once
+        // every name is known.
         var valueNodes: [YAMLNode?] = []
         if let node, node.scalar?.isNull != true, let entries = decoder.mapping(node, expected: "a mapping of names to values", for: "vars") {
             for entry in entries {
@@ -143,6 +167,12 @@ extension Pipeline {
                 }
                 if let problem = Variable.nameProblem(name) {
                     decoder.error(problem, at: entry.key)
+                    continue
+                }
+                if let fields = entry.value.mapping {
+                    guard let command = decodeCommand(fields, at: entry.value, of: name, decoder: &decoder) else { continue }
+                    variables.append(Variable(name: name, value: "", location: entry.key.location, command: command.text))
+                    valueNodes.append(command.node)
                     continue
                 }
                 guard let value = scalarText(entry.value, describedAs: "variable '\(name)'", decoder: &decoder) else { continue }
@@ -160,6 +190,7 @@ extension Pipeline {
             }
             if let index = indexByName[name] {
                 variables[index].value = value
+                variables[index].command = nil
                 valueNodes[index] = nil
             } else {
                 let declared = variables.map(\.name)
@@ -170,13 +201,28 @@ extension Pipeline {
             }
         }
         // A value may use other variables: parsed against every name, then substituted in reference order.
-        guard valueNodes.contains(where: { $0?.scalar?.text.contains("{{") == true }) else { return variables }
+        guard variables.contains(where: { $0.command != nil }) || valueNodes.contains(where: { $0?.scalar?.text.contains("{{") == true })
+        else { return variables }
         decoder.declareVariables(variables.map(\.name))
         let templates = zip(variables, valueNodes).map { variable, node -> Template? in
-            guard let node, variable.value.contains("{{") else { return nil }
-            return TemplateParser.parse(variable.value, in: node, item: .none, decoder: &decoder)
+            guard let node, let text = variable.command ?? (variable.value.contains("{{") ? variable.value : nil) else { return nil }
+            return TemplateParser.parse(text, in: node, item: .none, decoder: &decoder)
         }
-        return Variable.resolvingReferences(variables, templates: templates, diagnostics: &decoder.diagnostics)
+        return Variable.resolvingReferences(variables, templates: templates, commands: commands, diagnostics: &decoder.diagnostics)
+    }
+
+    /// `{sh: COMMAND}`, a variable whose value a command prints: the command's text and node.
+    private static func decodeCommand(
+        _ fields: [YAMLMappingEntry], at node: YAMLNode, of name: String, decoder: inout NodeDecoder
+    ) -> (text: String, node: YAMLNode)? {
+        let known = decoder.knownEntries(fields, allowed: KeySet(["sh"]), in: "variable '\(name)'")
+        guard known.count == fields.count else { return nil }
+        guard let command = known.first else {
+            decoder.error("expected '{sh: COMMAND}' for variable '\(name)', found an empty mapping", at: node)
+            return nil
+        }
+        guard let text = decoder.nonEmptyText(command.entry.value, expected: "a shell command", for: "sh") else { return nil }
+        return (text, command.entry.value)
     }
 
     /// A `vars` or `env` value: any scalar, as written (`NO` and `8080` alike); null or a collection is refused.
@@ -195,13 +241,14 @@ extension Pipeline {
 
 extension Variable {
     /// Why `name` cannot be a variable (it is used in `{{ name }}` and exported to shells), or `nil`.
-    static func nameProblem(_ name: String) -> String? {
-        if name == "item" { return "'item' is reserved for 'foreach' items; choose another variable name" }
+    /// - Parameter noun: what the name names, for the message (`variable`, `parameter`).
+    static func nameProblem(_ name: String, noun: String = "variable") -> String? {
+        if name == "item" { return "'item' is reserved for 'foreach' items; choose another \(noun) name" }
         let scalars = name.unicodeScalars
         let isValid = scalars.first.map { $0.isASCII && ($0.properties.isAlphabetic || $0 == "_") } == true
             && scalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
         return isValid ? nil
-            : "invalid variable name '\(NodeDecoder.shortened(name))'; use letters, digits and '_', not starting with a digit"
+            : "invalid \(noun) name '\(NodeDecoder.shortened(name))'; use letters, digits and '_', not starting with a digit"
     }
 }
 

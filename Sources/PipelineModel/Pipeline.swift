@@ -6,8 +6,11 @@ public struct Pipeline: Sendable {
     public var file: String
     public var version: Int
     public var name: String?
-    /// `vars`, in file order; also exported to every shell task.
+    /// `vars`, in file order. A task's environment holds those it uses and those in `export`
+    /// (docs/pipeline.md, "Which variables a task gets").
     public var variables: [Variable]
+    /// `export`: the variables every task's environment holds, used or not, in the order given.
+    public var exportedVariables: [String] = []
     /// `env`, in file order.
     public var environment: [EnvironmentEntry]
     public var queues: [QueueSpec]
@@ -52,15 +55,37 @@ public struct Pipeline: Sendable {
 /// One entry of `vars`.
 public struct Variable: Hashable, Sendable {
     public var name: String
+    /// The value; for a `sh` variable, its command's output once run (empty when the load ran no command).
     public var value: String
     /// Where the variable is declared under `vars`; `nil` for one added with `--var`.
     public var location: SourceLocation?
-    public init(name: String, value: String, location: SourceLocation?) {
+    /// `{sh: COMMAND}`: the command as written, whose output is the value; `nil` for a plain value.
+    public var command: String?
+    public init(name: String, value: String, location: SourceLocation?, command: String? = nil) {
         self.name = name
         self.value = value
         self.location = location
+        self.command = command
     }
 }
+
+/// What a `sh` variable's command did: its exit status (`nil` when it could not start) and its output.
+public struct VariableCommandOutput: Sendable {
+    public var status: Int32?
+    public var standardOutput: String
+    /// What it wrote to standard error, or why it could not start.
+    public var standardError: String
+    public init(status: Int32?, standardOutput: String, standardError: String) {
+        self.status = status
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
+}
+
+/// Runs the command of a `sh` variable (already rendered, its placeholders shell-quoted) with `/bin/sh`
+/// in the pipeline's folder. A load without one runs no command and leaves such variables empty, as
+/// `validate` does (docs/pipeline.md, "Variables from commands").
+public typealias VariableCommandRunner = (_ command: String) -> VariableCommandOutput
 
 /// One `NAME: value` of an `env` mapping; the value may use `{{ var }}`.
 public struct EnvironmentEntry: Hashable, Sendable {

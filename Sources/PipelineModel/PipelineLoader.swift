@@ -18,12 +18,14 @@ public enum PipelineLoader {
     /// - Parameters:
     ///   - path: the file, as the user typed it; messages name it so.
     ///   - variableOverrides: `--var NAME=VALUE` values; each replaces or adds a variable.
+    ///   - variableCommands: runs the command of each `sh` variable; `nil` (checking a file) runs none.
     public static func load(
-        contentsOf path: String, variableOverrides: [String: String] = [:], diagnostics: inout Diagnostics
+        contentsOf path: String, variableOverrides: [String: String] = [:], variableCommands: VariableCommandRunner? = nil,
+        diagnostics: inout Diagnostics
     ) -> Pipeline? {
         switch readFile(path) {
         case .success(let bytes):
-            return load(bytes, file: path, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+            return load(bytes, file: path, variableOverrides: variableOverrides, variableCommands: variableCommands, diagnostics: &diagnostics)
         case .failure(let reason):
             diagnostics.error("cannot read '\(path)': \(reason.message)", at: nil)
             return nil
@@ -32,31 +34,38 @@ public enum PipelineLoader {
 
     /// Decodes a pipeline from the bytes of a file named `file`; `nil` when any error was found.
     public static func load(
-        _ bytes: [UInt8], file: String, variableOverrides: [String: String] = [:], diagnostics: inout Diagnostics
+        _ bytes: [UInt8], file: String, variableOverrides: [String: String] = [:], variableCommands: VariableCommandRunner? = nil,
+        diagnostics: inout Diagnostics
     ) -> Pipeline? {
         let source = SourceText(bytes)
-        let stream = TaskStream(decoder: NodeDecoder(source: source), overrides: variableOverrides, fileSize: bytes.count)
+        let stream = TaskStream(
+            decoder: NodeDecoder(source: source), overrides: variableOverrides, commands: variableCommands, fileSize: bytes.count)
         let yamlStream = stream.yamlStream()
         guard let root = YAMLLoader.load(bytes, file: file, streaming: yamlStream, diagnostics: &diagnostics) else { return nil }
         guard !yamlStream.didStream || stream.isSound(root: root) else {
             // Rare (`vars` after `tasks`, say): read it again as a whole rather than decode differently.
-            return loadWhole(bytes, source: source, file: file, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+            // The `sh` commands the stream ran are run again: a file in this order pays for its order.
+            return loadWhole(
+                bytes, source: source, file: file, variableOverrides: variableOverrides, variableCommands: variableCommands,
+                diagnostics: &diagnostics)
         }
         var decoder = stream.decoder
         let pipeline = Pipeline.decode(
-            root, file: file, variableOverrides: variableOverrides, streamed: yamlStream.didStream ? stream : nil,
-            decoder: &decoder)
+            root, file: file, variableOverrides: variableOverrides, variableCommands: variableCommands,
+            streamed: yamlStream.didStream ? stream : nil, decoder: &decoder)
         diagnostics.append(contentsOf: decoder.diagnostics)
         return decoder.diagnostics.hasErrors ? nil : pipeline
     }
 
     /// Decodes a pipeline from its whole YAML tree, with no streaming.
     static func loadWhole(
-        _ bytes: [UInt8], source: SourceText, file: String, variableOverrides: [String: String], diagnostics: inout Diagnostics
+        _ bytes: [UInt8], source: SourceText, file: String, variableOverrides: [String: String],
+        variableCommands: VariableCommandRunner? = nil, diagnostics: inout Diagnostics
     ) -> Pipeline? {
         guard let root = YAMLLoader.load(bytes, file: file, diagnostics: &diagnostics) else { return nil }
         var decoder = NodeDecoder(source: source)
-        let pipeline = Pipeline.decode(root, file: file, variableOverrides: variableOverrides, decoder: &decoder)
+        let pipeline = Pipeline.decode(
+            root, file: file, variableOverrides: variableOverrides, variableCommands: variableCommands, decoder: &decoder)
         diagnostics.append(contentsOf: decoder.diagnostics)
         return decoder.diagnostics.hasErrors ? nil : pipeline
     }

@@ -6,7 +6,7 @@ extension TaskSpec {
     static let keys = KeySet([
         "description", "run", "parallel", "download", "filter", "needs", "queue", "priority", "qos", "cwd", "env",
         "timeout", "retries", "retry_delay", "when", "conditions", "exclusive", "inputs", "outputs", "foreach",
-        "service", "on_success", "on_failure", "allow_failure", "slurm", "manual",
+        "service", "on_success", "on_failure", "allow_failure", "slurm", "manual", "params",
         "interactive", "prompt",
     ])
 
@@ -34,13 +34,15 @@ extension TaskSpec {
 
         /// The bit of `foreach`, which is decoded before the other keys.
         static let foreachBit: UInt64 = TaskSpec.keys.index(of: "foreach").map { 1 << UInt64($0) } ?? 0
+        /// The bit of `params`, decoded before the other keys too: its names are variables in the task's templates.
+        static let paramsBit: UInt64 = TaskSpec.keys.index(of: "params").map { 1 << UInt64($0) } ?? 0
     }
 
     /// Decodes one task from its own fields and the `defaults` fields it did not set.
     ///
     /// Always returns a task, so cross-reference checks can still look at its `needs` and `queue`;
     /// whether it is usable is told by the errors added to `decoder`. A task with no action gets an
-    /// empty `run` to stand in.
+    /// empty `run`: it stands in for a task in error, and is the whole of a group's work.
     /// - Parameter fields: known keys only (unknown ones were reported by the caller).
     static func decode(id: String, idNode: YAMLNode, fields: [Field], decoder: inout NodeDecoder) -> TaskSpec {
         var task = TaskSpec(id: TaskID(id), location: idNode.location, action: .run([]))
@@ -69,11 +71,23 @@ extension TaskSpec {
             task.foreach = Foreach.decode(value, owner: "'foreach' of \(owner(fields[field]))", decoder: &decoder)
         }
 
+        // `params` next: its names are variables of this task's templates, shadowing `vars` of the same name.
+        var pipelineVariables: [String]?
+        if let field = fields.indices.first(where: { fields[$0].bit == Field.paramsBit }),
+           fields[field].entry.value.scalar?.isNull != true {
+            task.parameters = TaskParameter.decodeMapping(fields[field].entry.value, owner: owner(fields[field]), decoder: &decoder)
+            if !task.parameters.isEmpty {
+                pipelineVariables = decoder.variableNames
+                decoder.declareVariables(decoder.variableNames + task.parameters.map(\.name).filter { !decoder.variableSet.contains($0) })
+            }
+        }
+        defer { if let pipelineVariables { decoder.declareVariables(pipelineVariables) } }
+
         // The action and service are remembered by position, not copied.
         var actionIndex: Int?
         var serviceIndex: Int?
         var terminalIndex: Int?
-        for index in fields.indices where fields[index].bit != Field.foreachBit {
+        for index in fields.indices where fields[index].bit != Field.foreachBit && fields[index].bit != Field.paramsBit {
             let key = fields[index].key, value = fields[index].entry.value, isDefault = fields[index].isDefault
             func owner() -> String { isDefault ? "'defaults'" : "task '\(id)'" }
             if fields[index].isAction {
@@ -147,9 +161,12 @@ extension TaskSpec {
             }
         }
 
-        if actionIndex == nil {
+        // A task with needs and no action is a group, as make's `all: a b` and just's `all: a b` are: its
+        // empty `run` succeeds once the needs are done.
+        if actionIndex == nil, task.needs.isEmpty || serviceIndex != nil {
             decoder.error(
-                "task '\(id)' has no action; give it one of \(Suggestion.list(Action.keywords))", at: idNode)
+                "task '\(id)' has no action; give it one of \(Suggestion.list(Action.keywords)), or 'needs' to make it a group of tasks",
+                at: idNode)
         } else if let serviceIndex, let actionIndex, fields[actionIndex].key != "run" {
             decoder.error("'service' needs a task with 'run', not '\(fields[actionIndex].key)'", at: fields[serviceIndex].entry.key)
         } else if task.isInteractive, let terminalIndex, let actionIndex, fields[actionIndex].key != "run" {

@@ -85,6 +85,12 @@ public struct TaskSpec: Sendable {
         get { rare?.fields.isManual ?? false }
         set { updateRare { $0.isManual = newValue } }
     }
+    /// `params:`, in file order: values given after the task's name on the command line, each a
+    /// variable of this task alone (docs/pipeline.md, "Task parameters").
+    public var parameters: [TaskParameter] {
+        get { rare?.fields.parameters ?? [] }
+        set { updateRare { $0.parameters = newValue } }
+    }
     /// `interactive: true`: the task's commands get jobgraph's own standard input, output and error, and
     /// the task runs alone (docs/pipeline.md, "Interactive tasks").
     public var isInteractive: Bool {
@@ -172,6 +178,7 @@ private struct RareFields: Sendable {
     var service: ServiceSpec?
     var slurm: SlurmSpec?
     var isManual = false
+    var parameters: [TaskParameter] = []
     var isInteractive = false
     var prompt: String?
 }

@@ -13,6 +13,7 @@ final class TaskStream {
     // each access (twice per task) is pure overhead there.
     @exclusivity(unchecked) var decoder: NodeDecoder
     private let overrides: [String: String]
+    private let commands: VariableCommandRunner?
     private(set) var variables: [Variable] = []
     private(set) var defaults: [TaskSpec.Field] = []
     @exclusivity(unchecked) private(set) var taskList = TaskListDecoder(defaults: [])
@@ -25,9 +26,10 @@ final class TaskStream {
 
     /// - Parameter fileSize: the file's length in bytes; a task takes at least about 48 of them in
     ///   any realistic file, and capacity reserved beyond what is used is never touched.
-    init(decoder: NodeDecoder, overrides: [String: String], fileSize: Int = 0) {
+    init(decoder: NodeDecoder, overrides: [String: String], commands: VariableCommandRunner? = nil, fileSize: Int = 0) {
         self.decoder = decoder
         self.overrides = overrides
+        self.commands = commands
         self.expectedTaskCount = fileSize / 48
     }
 
@@ -40,7 +42,7 @@ final class TaskStream {
     private func begin(_ entriesBefore: [YAMLMappingEntry]) {
         keysBefore = Set(entriesBefore.compactMap(\.keyText))
         variables = Pipeline.decodeVariables(
-            entriesBefore.first { $0.keyText == "vars" }?.value, overrides: overrides, decoder: &decoder)
+            entriesBefore.first { $0.keyText == "vars" }?.value, overrides: overrides, commands: commands, decoder: &decoder)
         decoder.declareVariables(variables.map(\.name))
         defaults = Pipeline.decodeDefaults(entriesBefore.first { $0.keyText == "defaults" }, decoder: &decoder)
         taskList = TaskListDecoder(defaults: defaults, expectedCount: expectedTaskCount)

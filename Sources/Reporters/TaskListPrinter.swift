@@ -25,6 +25,9 @@ public struct TaskListPrinter: Sendable {
             case nil:
                 break
             }
+            if !task.parameters.isEmpty {
+                notes.append("params: " + task.parameters.map { $0.isRequired ? "\($0.name) (required)" : $0.name }.joined(separator: ", "))
+            }
             notes += task.gateNotes
             var description = task.description ?? ""
             if !notes.isEmpty { description += (description.isEmpty ? "" : " ") + "(" + notes.joined(separator: "; ") + ")" }
@@ -32,5 +35,20 @@ public struct TaskListPrinter: Sendable {
         }
         let title = pipeline.name.map { "\($0) (\(pipeline.file))" } ?? pipeline.file
         return [title + ": " + plural(pipeline.tasks.count, "task")] + table.render()
+    }
+
+    /// Renders `jobgraph list TASK`: the task's id and description, then a row per param with its type,
+    /// allowed values, default (or whether it is required) and help.
+    public func render(_ task: TaskSpec) -> [String] {
+        var lines = [task.id.rawValue + (task.description.map { ": \($0)" } ?? "")]
+        guard !task.parameters.isEmpty else { return lines + ["takes no params"] }
+        var table = TextTable(header: ["param", "type", "default", "help"])
+        for parameter in task.parameters {
+            let type = parameter.kind.rawValue + (parameter.allowed.map { ": " + $0.joined(separator: "|") } ?? "")
+            let value = parameter.isRequired ? "(required)" : parameter.defaultValue.map { $0.isEmpty ? "\"\"" : $0 } ?? "\"\""
+            table.rows.append([parameter.name, type, value, parameter.help ?? ""])
+        }
+        lines.append("usage: jobgraph run \(task.id.rawValue) " + task.parameters.map { "\($0.name)=…" }.joined(separator: " "))
+        return lines + table.render()
     }
 }

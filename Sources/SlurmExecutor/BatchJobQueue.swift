@@ -24,9 +24,15 @@ final class BatchJobQueue: Sendable {
         var nextPass: ContinuousClock.Instant?
         var interval: Double = BatchJobQueue.shortestInterval
         var arrays = 0
+        /// When the first and the latest waiting item of each fan-out arrived, by array key.
+        var arrivals: [String: (first: ContinuousClock.Instant, latest: ContinuousClock.Instant)] = [:]
     }
 
     static let shortestInterval = 0.1
+    /// The items of a fan-out reach `submit` one by one, each after its own up-to-date check on a worker:
+    /// its array waits until none has arrived for `arrayQuietPeriod` seconds, and at most `arrayLongestWait`.
+    static let arrayQuietPeriod = 0.1
+    static let arrayLongestWait = 1.0
     let queueSize: Int
     private let cluster: SlurmCluster
     private let directory: String
@@ -55,9 +61,15 @@ final class BatchJobQueue: Sendable {
             queue.async { reporter.finished(.failed(exitCode: nil, reason: "cannot prepare the Slurm job: \(error)")) }
             return failed
         }
-        state.withLock { $0.waiting.append(job) }
-        // A short pause lets the items of a fan-out that start together gather into one array.
-        schedulePass(after: 0.02)
+        state.withLock { state in
+            state.waiting.append(job)
+            if let key = job.arrayKey {
+                let now = clock.now
+                state.arrivals[key] = (state.arrivals[key]?.first ?? now, now)
+            }
+        }
+        // The items of a fan-out that start together gather into one array (see `arrayHold`).
+        schedulePass(after: job.arrayKey == nil ? 0 : Self.arrayQuietPeriod)
         return job
     }
 
@@ -91,6 +103,7 @@ final class BatchJobQueue: Sendable {
             let ids = state.live.keys.filter { !state.cancelled.contains($0) }.sorted()
             state.cancelled.formUnion(ids)
             state.cancelRequests = []
+            state.arrivals = [:]
             defer { state.waiting = [] }
             return (ids, state.waiting)
         }
@@ -149,7 +162,9 @@ final class BatchJobQueue: Sendable {
 
         let (busy, waitForRate) = state.withLock { state -> (Bool, Double?) in
             let waitForRate = state.nextSubmission.map { clock.now < $0 ? ($0 - clock.now).inSeconds : 0 }
-            return (!state.live.isEmpty || !state.waiting.isEmpty, state.waiting.isEmpty ? nil : waitForRate)
+            let waitForArray = state.waiting.first?.arrayKey.flatMap { arrayHold($0, in: state) }
+            let wait = [waitForRate, waitForArray].compactMap { $0 }.max()
+            return (!state.live.isEmpty || !state.waiting.isEmpty, state.waiting.isEmpty ? nil : wait)
         }
         guard busy else { return }
         let delay = state.withLock { state -> Double in
@@ -159,6 +174,16 @@ final class BatchJobQueue: Sendable {
         schedulePass(after: min(delay, waitForRate.map { max($0, 0.01) } ?? delay))
     }
 
+    /// How long the array of `key` still waits for more of its items: `nil` once it may go in.
+    private func arrayHold(_ key: String, in state: State) -> Double? {
+        guard let arrival = state.arrivals[key] else { return nil }
+        let now = clock.now
+        let quiet = Self.arrayQuietPeriod - (now - arrival.latest).inSeconds
+        let longest = Self.arrayLongestWait - (now - arrival.first).inSeconds
+        let hold = min(quiet, longest)
+        return hold > 0 ? hold : nil
+    }
+
     /// Submits waiting jobs while the queue size and rate allow. - Returns: whether any went in.
     private func submitWaiting() -> Bool {
         var submittedAny = false
@@ -166,6 +191,10 @@ final class BatchJobQueue: Sendable {
             let group = state.withLock { state -> [BatchJob] in
                 guard !state.waiting.isEmpty, state.live.count < queueSize else { return [] }
                 if let next = state.nextSubmission, clock.now < next { return [] }
+                if let key = state.waiting[0].arrayKey {
+                    if arrayHold(key, in: state) != nil { return [] }
+                    state.arrivals[key] = nil
+                }
                 let room = queueSize - state.live.count
                 // The first waiting job, with every other waiting item of its fan-out (not only those next
                 // to it: another task's job queued between two items must not split the array).

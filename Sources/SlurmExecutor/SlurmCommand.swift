@@ -1,4 +1,5 @@
 import Foundation
+import Execution
 import JobGraphBasics
 
 /// One run of a Slurm client command (`sbatch`, `squeue`, `scancel`, `sinfo`, `salloc`), its output captured.
@@ -40,23 +41,7 @@ struct SlurmCommand: Sendable {
             process.arguments = arguments
         }
         process.environment = override ?? environment
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        // Read both to the end before waiting, so a chatty command never blocks on a full pipe.
-        let errorData = Locked(Data())
-        let errorRead = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            let data = error.fileHandleForReading.readDataToEndOfFile()
-            errorData.withLock { $0 = data }
-            errorRead.signal()
-        }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        errorRead.wait()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-                      standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+        let output = try process.runCapturingOutput()
+        return Output(status: output.status, standardOutput: output.standardOutput, standardError: output.standardError)
     }
 }

@@ -13,8 +13,8 @@ public struct TaskDefinition: Sendable, Hashable {
     public var action: String
     /// The resolved commands in order, or the action's parameters as `name=value`.
     public var parameters: [String]
-    /// The environment values the pipeline sets for the task: its `env`, the task's `env` and the vars
-    /// (which are exported too), but not the caller's own environment.
+    /// The environment values the pipeline sets for the task: its `env`, the task's `env`, the vars the
+    /// task uses or the file exports, and its params; not the caller's own environment.
     public var environment: [String: String]
     /// The task's folder, relative to the pipeline's folder (`.` for the same), or absolute when outside it.
     public var workingDirectory: String
@@ -40,8 +40,9 @@ public struct TaskDefinition: Sendable, Hashable {
     /// The definition of the work a runner resolved for a task.
     /// - Parameters:
     ///   - work: any attempt's work; the attempt number is ignored.
-    ///   - environmentNames: the names the pipeline sets: its `env` keys, the task's `env` keys and the
-    ///     var names; their values are taken from `work.environment`.
+    ///   - environmentNames: the names the pipeline sets: its `env` keys, the task's `env` keys, the
+    ///     names of the vars the task uses or the file exports, and its params; their values are taken
+    ///     from `work.environment`.
     ///   - inputs: the task's `inputs` patterns, rendered.
     ///   - outputs: the task's `outputs` patterns, rendered.
     ///   - pipelineDirectory: absolute; paths below it are recorded relative to it.

@@ -8,13 +8,15 @@ public enum PipelineCheck {
     /// - Parameters:
     ///   - path: the file as the user typed it; diagnostics carry this spelling.
     ///   - variableOverrides: `--var NAME=VALUE` values, replacing the file's `vars`.
+    ///   - variableCommands: runs the commands of `sh` variables; `nil`, as `validate` does, runs none.
     ///   - diagnostics: receives every problem found, from YAML syntax to dependency cycles.
     /// - Returns: the graph, or `nil` when any error was found.
     public static func graph(
-        contentsOf path: String, variableOverrides: [String: String] = [:], diagnostics: inout Diagnostics
+        contentsOf path: String, variableOverrides: [String: String] = [:], variableCommands: VariableCommandRunner? = nil,
+        diagnostics: inout Diagnostics
     ) -> TaskGraph? {
         guard let pipeline = PipelineLoader.load(
-            contentsOf: path, variableOverrides: variableOverrides, diagnostics: &diagnostics)
+            contentsOf: path, variableOverrides: variableOverrides, variableCommands: variableCommands, diagnostics: &diagnostics)
         else { return nil }
         return TaskGraph.build(pipeline, diagnostics: &diagnostics)
     }

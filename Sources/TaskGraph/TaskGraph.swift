@@ -28,6 +28,8 @@ public struct TaskGraph: Sendable {
     static let commandLineOrder: Int32 = -1
 
     private let names: NodeNames
+    /// The values of each task's params given on the command line, by task id (see `binding`).
+    public internal(set) var parameterValues: [TaskID: [String: String]] = [:]
 
     /// Assembles a graph whose ids are unique and whose `topologicalOrder` was computed from `dependencies`;
     /// `names` may pass the name table when the caller already has it.

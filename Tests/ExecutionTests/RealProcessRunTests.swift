@@ -36,18 +36,22 @@ struct RealProcessRunTests {
     }
 
     @Test func everyTaskSeesThePipelineEnvironmentItsOwnAndItsMark() async throws {
-        // Tasks without an `env` of their own share one encoded environment; one with its own gets it on
-        // top. Either way the child sees the caller's PATH, the pipeline's `env` and vars, and its mark.
+        // Tasks without an `env` of their own (or a var of their own) share one encoded environment; one
+        // with its own gets it on top. Either way the child sees the caller's PATH, the pipeline's `env` and
+        // exported vars, and its mark. `direct` names `WHERE` only as a word, so only `export` gives it.
         let run = try await RealRun.run("""
             version: 1
-            vars: {WHERE: here}
+            vars: {WHERE: here, UNUSED: nowhere}
+            export: [WHERE]
             env: {SHARED: pipeline}
             tasks:
               plain: {run: "echo \\"$SHARED $WHERE $JOBGRAPH_TASK ${OWN:-none}\\" > plain.out"}
               own: {env: {OWN: mine, SHARED: overridden}, run: "echo \\"$SHARED $WHERE $JOBGRAPH_TASK $OWN\\" > own.out"}
               direct: {run: printenv SHARED WHERE JOBGRAPH_TASK}
+              unused: {run: "! printenv UNUSED"}
             """, jobs: 2)
-        #expect(run.summary?.counts[.succeeded] == 3)
+        // `unused` names no var: `UNUSED` is not in its environment.
+        #expect(run.summary?.counts[.succeeded] == 4)
         #expect(run.directory.read("plain.out") == "pipeline here plain none\n")
         #expect(run.directory.read("own.out") == "overridden here own mine\n")
         let printed = run.observer.events.compactMap { event -> String? in

@@ -99,4 +99,30 @@ struct DefaultGoalTests {
             "clean  (manual)",
         ])
     }
+
+    /// make's `all: a b`, just's `polyglot: python js` and go-task's `start:all: {deps: [a, b]}`: a task
+    /// with needs and no command. Naming it runs its needs; it succeeds once they have.
+    @Test func aTaskWithNeedsAndNoActionIsAGroupOfThem() async throws {
+        let directory = try ScratchDirectory("jobgraph-default")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            tasks:
+              all: {needs: [a, b]}
+              a: {run: "echo a >> log.txt"}
+              b: {run: "echo b >> log.txt"}
+              c: {run: "echo c >> log.txt"}
+              broken: {needs: [fails]}
+              fails: {run: "exit 3"}
+            """, to: "p.yaml")
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "all", "--progress", "plain"], in: directory)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(Set((directory.read("log.txt") ?? "").split(separator: "\n")) == ["a", "b"])
+        #expect(outcome.standardOutput.contains("all  ready -> executing"), "\(outcome.standardOutput)")
+        #expect(outcome.standardOutput.contains("all  executing -> succeeded"), "\(outcome.standardOutput)")
+
+        let failed = try await JobGraphBinary.run(["run", "p.yaml", "broken", "--progress", "plain"], in: directory)
+        #expect(failed.status == 1)
+        #expect(failed.standardOutput.contains("broken  pending -> skipped"), "\(failed.standardOutput)")
+    }
 }

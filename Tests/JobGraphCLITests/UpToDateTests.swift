@@ -119,15 +119,17 @@ struct UpToDateTests {
         #expect(folder.directory.read("build/banner.txt") == "howdy\nhowdy\n")
     }
 
-    @Test func changingThePipelinesEnvOrAVarRerunsEveryShellTaskSinceEachGetsIt() async throws {
-        let folder = try await builtFolder(Self.pipeline.replacingOccurrences(of: "version: 1\n", with: "version: 1\nenv: {MODE: fast}\nvars: {LEVEL: \"0\"}\n"))
+    @Test func changingThePipelinesEnvOrAnExportedVarRerunsEveryShellTaskSinceEachGetsIt() async throws {
+        let header = "version: 1\nenv: {MODE: fast}\nvars: {LEVEL: \"0\"}\nexport: [LEVEL]\n"
+        let folder = try await builtFolder(Self.pipeline.replacingOccurrences(of: "version: 1\n", with: header))
         defer { folder.remove() }
         #expect(try await folder.run().upToDate == Self.allTasks)
-        try folder.rewrite(Self.pipeline.replacingOccurrences(of: "version: 1\n", with: "version: 1\nenv: {MODE: thorough}\nvars: {LEVEL: \"0\"}\n"))
+        try folder.rewrite(Self.pipeline.replacingOccurrences(
+            of: "version: 1\n", with: header.replacingOccurrences(of: "fast", with: "thorough")))
         #expect(try await folder.run().executed == Self.allTasks)
         #expect(try await folder.run().upToDate == Self.allTasks)
 
-        // Contract: vars are exported to every shell task as environment, so a new value is a change too.
+        // Contract: a var under `export` is in every task's environment, so a new value is a change too.
         #expect(try await folder.run(["--var", "LEVEL=1"]).executed == Self.allTasks)
         #expect(try await folder.run(["--var", "LEVEL=1"]).upToDate == Self.allTasks)
     }

@@ -34,7 +34,7 @@ import Testing
         // `b` has no action, and `c` has a bad id; needing them is not a second mistake.
         let loaded = load("version: 1\ntasks:\n  a: {run: echo, needs: [b, 'c d']}\n  b: {}\n  c d: {run: echo}\n")
         #expect(loaded.messages == [
-            "task 'b' has no action; give it one of 'run', 'parallel', 'download' or 'filter'",
+            "task 'b' has no action; give it one of 'run', 'parallel', 'download' or 'filter', or 'needs' to make it a group of tasks",
             "invalid task id 'c d'; use letters, digits, '-', '_' and '.'",
         ])
     }

@@ -210,7 +210,7 @@ import Testing
     @Test func unknownTopLevelKeyWithoutNearMatchListsTheKeys() {
         let loaded = load("version: 1\npipeline: []\ntasks:\n  a: {run: echo}\n")
         #expect(loaded.messages == [
-            "unknown top-level key 'pipeline'; expected 'version', 'name', 'vars', 'env', 'queues', 'defaults', 'tasks', 'on_success', 'on_failure', 'output', 'executor', 'slurm' or 'default'",
+            "unknown top-level key 'pipeline'; expected 'version', 'name', 'vars', 'env', 'queues', 'defaults', 'tasks', 'on_success', 'on_failure', 'output', 'executor', 'slurm', 'default' or 'export'",
         ])
     }
 
@@ -234,7 +234,7 @@ import Testing
         let withDefault = load("version: 1\ndefaults: {run: make}\ntasks:\n  a:\n")
         #expect(withDefault.lines == [])
         let without = load("version: 1\ntasks:\n  a:\n")
-        #expect(without.messages == ["task 'a' has no action; give it one of 'run', 'parallel', 'download' or 'filter'"])
+        #expect(without.messages == ["task 'a' has no action; give it one of 'run', 'parallel', 'download' or 'filter', or 'needs' to make it a group of tasks"])
     }
 
     @Test func envNamesMayNotContainEquals() {

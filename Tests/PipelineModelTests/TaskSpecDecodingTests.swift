@@ -181,7 +181,7 @@ import Testing
     @Test func noActionIsReportedAtTheTaskID() {
         let loaded = loadTask("retries: 1")
         #expect(loaded.lines == [
-            "pipeline.yaml:3:3: error: task 'job' has no action; give it one of 'run', 'parallel', 'download' or 'filter'",
+            "pipeline.yaml:3:3: error: task 'job' has no action; give it one of 'run', 'parallel', 'download' or 'filter', or 'needs' to make it a group of tasks",
         ])
     }
 

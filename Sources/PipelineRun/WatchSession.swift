@@ -1,4 +1,3 @@
-import ArgumentParser
 import Execution
 import Foundation
 import JobGraphSystem
@@ -13,54 +12,54 @@ import TaskGraph
 /// executes. Folders are watched from before each run, so a change made while a task runs is seen; it is
 /// acted on once the run has ended. An edit that breaks the pipeline prints its diagnostics and keeps
 /// the last good pipeline watched, until a fix is saved.
-struct WatchSession {
-    let context: RunContext
-    let source: ResolvedPipeline
-    let variableOverrides: [String: String]
+public struct WatchSession {
+    let session: PipelineSession
+    let configuration: RunConfiguration
+    /// The pipeline file, as the user typed it.
+    let file: String
+    /// Loads and selects the pipeline again after an edit, with its diagnostics told; `nil` when it has errors.
+    let reload: () -> TaskGraph?
+    /// Told the lines about watching (`WatchText`), and with `isWarning` a folder that cannot be watched.
+    let say: (_ line: String, _ isWarning: Bool) -> Void
+
+    public init(session: PipelineSession, configuration: RunConfiguration, file: String, reload: @escaping () -> TaskGraph?,
+                say: @escaping (_ line: String, _ isWarning: Bool) -> Void) {
+        (self.session, self.configuration, self.file, self.reload, self.say) = (session, configuration, file, reload, say)
+    }
 
     private enum Input: Sendable {
         case changes([FileWatcher.Change])
         case signal(ProcessSignal)
     }
 
-    /// Runs and reruns `graph` until a signal stops it.
+    /// Runs and reruns `graph` through `runOnce` until a signal stops it.
+    /// - Parameter runOnce: runs a graph once (`PipelineRun.run`), and gives its summary and exit status.
     /// - Returns: the exit status: 130 after SIGINT, 143 after SIGTERM, as for a run they stop.
-    func run(_ first: TaskGraph) async throws -> Int32 {
+    public func run(_ first: TaskGraph, runOnce: (TaskGraph) async throws -> (summary: RunSummary, status: Int32)) async throws -> Int32 {
         let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
-        context.control.whenIdle { signal in continuation.yield(.signal(signal)) }
-        let watcher: FileWatcher
-        do {
-            watcher = try FileWatcher { changes in continuation.yield(.changes(changes)) }
-        } catch {
-            Console.standardError.write(line: "error: cannot watch files: \(error)")
-            throw ExitCode(ExitStatus.invalid)
-        }
+        session.control.whenIdle { signal in continuation.yield(.signal(signal)) }
+        let watcher = try Result { try FileWatcher { changes in continuation.yield(.changes(changes)) } }.mapError(PipelineRunError.watch).get()
         defer {
             watcher.stop()
             continuation.finish()
         }
-        let pipelineFile = URL(fileURLWithPath: source.file).standardizedFileURL.path
-        let console = context.messageConsole
+        let pipelineFile = URL(fileURLWithPath: file).standardizedFileURL.path
         var graph = first
         var pending = inputs.makeAsyncIterator()
-        _ = context.control.takePendingStop()  // one from before the first run was ignored, as always
+        _ = session.control.takePendingStop()  // one from before the first run was ignored, as always
         while true {
-            switch context.control.takePendingStop() {
-            case .interrupt?: return ExitStatus.interrupted
-            case .terminate?: return ExitStatus.terminated
-            case nil: break
-            }
-            let watchSet = WatchSet(files: DeclaredFiles(graph: graph, configuration: context.configuration),
-                                    pipelineFile: pipelineFile, stateDirectory: context.configuration.stateDirectory)
+            if let stop = session.control.takePendingStop() { return RunExitStatus.of(stop) }
+            let watchSet = WatchSet(files: DeclaredFiles(graph: graph, configuration: configuration),
+                                    pipelineFile: pipelineFile, stateDirectory: configuration.stateDirectory)
             watch(watchSet.folders, with: watcher)
-            let finished = try await context.runOnce(graph)
+            let finished = try await runOnce(graph)
             if finished.summary.stop != nil { return finished.status }
-            console.write(line: WatchText.watching(folderCount: watcher.watchedFolders.count))
+            say(WatchText.watching(folderCount: watcher.watchedFolders.count), false)
             waiting: while true {
-                guard let input = await pending.next() else { return ExitStatus.interrupted }
+                guard let input = await pending.next() else { return RunExitStatus.interrupted }
                 switch input {
-                case .signal(.interrupt): return ExitStatus.interrupted
-                case .signal(.terminate): return ExitStatus.terminated
+                case .signal(.interrupt): return RunExitStatus.interrupted
+                case .signal(.terminate): return RunExitStatus.terminated
                 case .signal: continue
                 case .changes(let changes):
                     var changed: [String] = []
@@ -69,17 +68,17 @@ struct WatchSession {
                         changed += watchSet.inputs(below: change.path)
                     }
                     if changes.contains(where: { $0.path == pipelineFile }) {
-                        guard let reloaded = reportedSelection(source, variableOverrides: variableOverrides) else {
-                            console.write(line: WatchText.invalidEdit(source.file))
+                        guard let reloaded = reload() else {
+                            say(WatchText.invalidEdit(file), false)
                             continue
                         }
                         graph = reloaded
-                        console.write(line: WatchText.reload(source.file))
+                        say(WatchText.reload(file), false)
                         break waiting
                     }
                     changed += changes.filter { !$0.isDirectory && watchSet.isInput($0.path) }.map(\.path)
                     guard !changed.isEmpty else { continue }
-                    console.write(line: WatchText.rerun(after: Array(Set(changed.map(shown)))))
+                    say(WatchText.rerun(after: Array(Set(changed.map(shown)))), false)
                     break waiting
                 }
             }
@@ -93,7 +92,7 @@ struct WatchSession {
             } catch {
                 // A folder removed since it was listed has nothing to watch; a full inotify table is worth saying.
                 if (try? FileManager.default.attributesOfItem(atPath: folder)) != nil {
-                    Console.standardError.write(line: "warning: cannot watch '\(folder)': \(error)")
+                    say("cannot watch '\(folder)': \(error)", true)
                 }
             }
         }
@@ -101,7 +100,7 @@ struct WatchSession {
 
     /// A path as the user sees it: relative to the pipeline's folder when inside it.
     private func shown(_ path: String) -> String {
-        let prefix = context.pipelineDirectory.hasSuffix("/") ? context.pipelineDirectory : context.pipelineDirectory + "/"
+        let prefix = configuration.pipelineDirectory.hasSuffix("/") ? configuration.pipelineDirectory : configuration.pipelineDirectory + "/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
     }
 }

@@ -11,14 +11,14 @@ import Glibc
 /// attached: Ctrl-Z stops jobgraph as usual, and the other signals go to the handler given to
 /// `whenIdle`. A SIGINT or SIGTERM received then is also kept for `takePendingStop()`, so `--watch`
 /// starts no run after Ctrl-C even when the signal came while it was getting a run ready.
-final class RunControlRelay: Sendable {
+public final class RunControlRelay: Sendable {
     private let runner = Locked<(current: Runner?, pendingStop: RunStop?)>((nil, nil))
     private let idleHandler = Locked<(@Sendable (ProcessSignal) -> Void)?>(nil)
 
     func attach(_ runner: Runner) { self.runner.withLock { $0.current = runner } }
 
     /// The SIGINT or SIGTERM received while no runner was attached, if any; forgotten once taken.
-    func takePendingStop() -> RunStop? {
+    public func takePendingStop() -> RunStop? {
         runner.withLock { state in
             defer { state.pendingStop = nil }
             return state.pendingStop

@@ -1,0 +1,71 @@
+import Execution
+import Foundation
+import JobGraphSystem
+import PipelineModel
+import SlurmExecutor
+import StateStore
+import Steps
+import TaskGraph
+
+/// What lives as long as a command that runs a pipeline, across its runs (one, or one per change with
+/// `--watch`): the pipeline's state and its run lock, and the event loop that reads signals and children.
+public final class PipelineSession {
+    /// Where the loop's signals go: to the run going on, else to the handler given to `whenIdle`.
+    public let control = RunControlRelay()
+    /// The pipeline's history, for `PipelineRun.run`.
+    public let store: StateStore
+    /// Between the live board and the tasks that use the terminal (docs/pipeline.md, "Interactive tasks").
+    public let handoff = TerminalHandoff()
+    private let lock: RunLock
+    private let loop: EventLoop
+
+    /// Opens the state beside the pipeline, taking its run lock, and starts the event loop; makes this
+    /// process the one that inherits and reaps what a task leaves behind outside its process group
+    /// (contract: "Exit codes and signals").
+    /// - Parameters:
+    ///   - pipelineFile: the pipeline file, whose run lock is taken and whose tasks' records are read.
+    ///   - wait: wait for another run that holds the lock, rather than fail.
+    ///   - warn: told what stops nothing but is worth saying (a damaged state moved aside).
+    public init(pipelineDirectory: String, pipelineFile: String, wait: Bool, warn: (String) -> Void) throws {
+        (store, lock) = try openState(in: pipelineDirectory, pipelineFile: pipelineFile, wait: wait, warn: warn)
+        let control = self.control
+        loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
+        do {
+            try OrphanReaper.becomeSubreaper()
+            loop.reapOrphans()
+        } catch {
+            warn("processes that leave their task's process group may outlive the run: \(error)")
+        }
+    }
+
+    /// The session's runs go on under the lock of a run whose task started this command (docs/cli.md, "Nested runs").
+    public var isNested: Bool { lock.isNested }
+
+    /// `configuration` with the run lock's path in its tasks' environment (`RunLock.heldVariable`), so that
+    /// a task's `jobgraph run` on this pipeline goes on under this session's lock.
+    public func exportingRunLock(_ configuration: RunConfiguration) -> RunConfiguration {
+        var configuration = configuration
+        configuration.environment[RunLock.heldVariable] = lock.path
+        return configuration
+    }
+
+    /// Stops the event loop and releases the run lock.
+    public func close() {
+        loop.stop()
+        lock.release()
+    }
+
+    /// The executor a run of `graph` goes to: this machine's, or with `slurmMode` Slurm's once the cluster
+    /// is found able to take the run.
+    /// - Throws: `PipelineRunError.slurm` with every reason the cluster cannot; nothing ran.
+    public func executor(for graph: TaskGraph, slurmMode: SlurmMode?, configuration: RunConfiguration,
+                         failures: WriteFailures) throws(PipelineRunError) -> any TaskExecutor {
+        let local = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: failures, handoff: handoff)
+        guard let slurmMode else { return local }
+        do throws(SlurmSetupError) {
+            return try SlurmExecutor.connect(graph: graph, mode: slurmMode, configuration: configuration, local: local)
+        } catch {
+            throw .slurm(error.problems)
+        }
+    }
+}

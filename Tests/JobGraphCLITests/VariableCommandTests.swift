@@ -1,0 +1,72 @@
+import Foundation
+import JobGraphTestSupport
+import Testing
+
+/// Variables from commands (docs/pipeline.md, "Variables from commands"): `{sh: COMMAND}` runs once per
+/// run, in the pipeline's folder, in the order references need; a failure is an error that names it.
+@Suite(.hangLimit(minutes: 2))
+struct VariableCommandTests {
+    @Test func aCommandRunsOncePerRunInThePipelinesFolderAndFeedsOtherVariables() async throws {
+        let directory = try ScratchDirectory("jobgraph-sh")
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.file("project"), withIntermediateDirectories: true)
+        try directory.write("""
+            version: 1
+            vars:
+              label: "v-{{ commit }}"
+              commit: {sh: "echo ran >> runs.txt; basename \\"$(pwd)\\"; true"}
+              quoted: {sh: "printf '%s\\\\n' {{ spaced }}"}
+              spaced: "two words"
+            tasks:
+              a: {run: "echo {{ label }} {{ quoted }} > a.txt"}
+              b: {run: "echo {{ commit }} > b.txt"}
+            """, to: "project/p.yaml")
+        let outcome = try await JobGraphBinary.run(["run", "project/p.yaml"], in: directory)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(directory.read("project/a.txt") == "v-project two words\n")
+        #expect(directory.read("project/b.txt") == "project\n")
+        #expect(directory.read("project/runs.txt") == "ran\n")
+
+        // `validate` runs no command; a `--var` of the same name replaces it and it is not run.
+        #expect(try await JobGraphBinary.run(["validate", "project/p.yaml"], in: directory).status == 0)
+        let overridden = try await JobGraphBinary.run(["run", "project/p.yaml", "--var", "commit=given"], in: directory)
+        #expect(overridden.status == 0, "\(overridden.standardError)")
+        #expect(directory.read("project/a.txt") == "v-given two words\n")
+        #expect(directory.read("project/runs.txt") == "ran\n")
+    }
+
+    @Test func aFailingCommandIsAnErrorNamingTheVariableItsStatusAndStandardError() async throws {
+        let directory = try ScratchDirectory("jobgraph-sh")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            vars:
+              commit: {sh: "echo partial; echo 'fatal: not a git repository' >&2; exit 128"}
+            tasks:
+              a: {run: "echo {{ commit }} > a.txt"}
+            """, to: "p.yaml")
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml"], in: directory)
+        #expect(outcome.status == 2)
+        #expect(outcome.errorLines == [
+            "p.yaml:3:3: error: the command of variable 'commit' (sh: echo partial; echo 'fatal: not a git repository' >&2; exit 128) exited with status 128: fatal: not a git repository",
+        ])
+        #expect(directory.read("a.txt") == nil)
+    }
+
+    @Test func aCycleThroughACommandIsAnErrorAtItsPlaceAndRunsNothing() async throws {
+        let directory = try ScratchDirectory("jobgraph-sh")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            vars:
+              a: {sh: "echo ran >> runs.txt; echo {{ b }}"}
+              b: "{{ a }}"
+            tasks:
+              t: {run: "echo {{ a }}"}
+            """, to: "p.yaml")
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml"], in: directory)
+        #expect(outcome.status == 2)
+        #expect(outcome.errorLines == ["p.yaml:4:3: error: variable 'b' refers back to itself: a -> b -> a"])
+        #expect(directory.read("runs.txt") == nil)
+    }
+}
