@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -78,11 +79,19 @@ UNINSTRUMENTED static int run_child(void *argument) {
 
     // Its own process group, so that one kill(-pgid) reaches its descendants too.
     if (syscall(SYS_setpgid, 0, 0) != 0) fail(context);
-    // Output first: if this process runs with 0–2 closed, the pipe may hold one of those numbers, and the
-    // input descriptor is 3 or above by contract.
-    if (move_descriptor(request->output, STDOUT_FILENO) < 0) fail(context);
-    if (move_descriptor(request->output, STDERR_FILENO) < 0) fail(context);
-    if (move_descriptor(request->input, STDIN_FILENO) < 0) fail(context);
+    if (request->terminal >= 0) {
+        // The terminal's foreground, so that the program may read it and change its modes. Every signal is
+        // still blocked here, so a background group's SIGTTOU does not stop it.
+        pid_t group = (pid_t)syscall(SYS_getpid);
+        if (syscall(SYS_ioctl, request->terminal, TIOCSPGRP, &group) != 0) fail(context);
+    }
+    if (!request->inherits_standard_descriptors) {
+        // Output first: if this process runs with 0–2 closed, the pipe may hold one of those numbers, and
+        // the input descriptor is 3 or above by contract.
+        if (move_descriptor(request->output, STDOUT_FILENO) < 0) fail(context);
+        if (move_descriptor(request->output, STDERR_FILENO) < 0) fail(context);
+        if (move_descriptor(request->input, STDIN_FILENO) < 0) fail(context);
+    }
     if (request->directory != NULL && syscall(SYS_chdir, request->directory) != 0) fail(context);
     // Linux keeps niceness per thread, and this child is a thread of its own: set here, before the exec, the
     // program runs niced from its first instruction, and the caller's thread keeps its own. Raising it needs

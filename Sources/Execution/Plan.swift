@@ -30,10 +30,14 @@ public struct Plan: Sendable {
         public var isFanOut: Bool
         /// For an item of a dynamic fan-out, the fan-out task it belongs to.
         public var group: Int?
+        /// It needs the terminal (`interactive`, `prompt`): it starts once nothing else executes, and nothing
+        /// else starts until it ends, as ninja's `console` pool (docs/pipeline.md, "Interactive tasks").
+        public var runsAlone: Bool
 
         public init(id: TaskID, queue: Int = 0, priority: Priority = .normal, criticalPath: Double = 1,
                     when: RunWhen = .success, allowsFailure: Bool = false, needs: [Int] = [], hasConditions: Bool = false,
-                    categories: [Int] = [], weight: Int = 1, isService: Bool = false, isFanOut: Bool = false, group: Int? = nil) {
+                    categories: [Int] = [], weight: Int = 1, isService: Bool = false, isFanOut: Bool = false, group: Int? = nil,
+                    runsAlone: Bool = false) {
             self.id = id
             self.queue = queue
             self.priority = priority
@@ -47,6 +51,7 @@ public struct Plan: Sendable {
             self.isService = isService
             self.isFanOut = isFanOut
             self.group = group
+            self.runsAlone = runsAlone
         }
     }
 
@@ -113,6 +118,10 @@ public struct Plan: Sendable {
     /// Such tasks settled and not yet ended; a list rather than recursion, since along a chain of up-to-date
     /// tasks each one's end settles the next.
     private var upToDateToEnd: [Int] = []
+    /// Slots held by services that are ready: they run on beside a task that runs alone, which may need them.
+    private var readyServiceSlots = 0
+    /// A task that runs alone is executing: nothing else starts.
+    private var isAloneExecuting = false
     private var groupRemaining: [Int: Int] = [:]
     private var groupFailed: [Int: Bool] = [:]
     private var requests = Requests()
@@ -210,7 +219,7 @@ public struct Plan: Sendable {
     public mutating func take() -> (started: [Int], transitions: [Transition]) {
         var started: [Int] = []
         var transitions: [Transition] = []
-        while executingCount < jobs {
+        while executingCount < jobs && !isAloneExecuting {
             var best: (queue: Int, rank: Int32, task: Int)?
             for queue in readyByQueue.indices where executingByQueue[queue] < limit(of: queue) {
                 guard let head = readyByQueue[queue].firstRank else { continue }
@@ -229,6 +238,10 @@ public struct Plan: Sendable {
             // A parallel group waits for enough free slots rather than being passed by lighter tasks.
             let weight = min(max(task.weight, 1), jobs)
             if executingCount > 0 && executingCount + weight > jobs { break }
+            // A task that runs alone waits for those executing (ready services aside) to end, and nothing
+            // passes it meanwhile, so it is not put off for ever by a stream of others.
+            if task.runsAlone && executingCount > readyServiceSlots { break }
+            if task.runsAlone { isAloneExecuting = true }
             _ = readyByQueue[best.queue].pop()
             states[best.task] = .executing
             executingCount += weight
@@ -248,6 +261,8 @@ public struct Plan: Sendable {
         if heldSlots {
             executingCount -= min(max(tasks[index].weight, 1), jobs)
             executingByQueue[tasks[index].queue] -= 1
+            if tasks[index].isService && serviceReleased[index] { readyServiceSlots -= min(max(tasks[index].weight, 1), jobs) }
+            if tasks[index].runsAlone { isAloneExecuting = false }
         }
         if tasks[index].isService && serviceReleased[index] {
             endReleasedService(index, as: outcome, into: &transitions)
@@ -283,6 +298,7 @@ public struct Plan: Sendable {
         var transitions: [Transition] = []
         guard tasks[index].isService, states[index] == .executing, !serviceReleased[index] else { return transitions }
         serviceReleased[index] = true
+        readyServiceSlots += min(max(tasks[index].weight, 1), jobs)
         if serviceNeeders[index] == 0 { requests.stopServices.append(index) }
         for dependent in dependents[index] {
             unfinishedNeeds[Int(dependent)] -= 1

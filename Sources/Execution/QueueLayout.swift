@@ -39,7 +39,8 @@ extension Plan {
                                  allowsFailure: nodes[index].spec.allowFailure, needs: Array(graph.dependencies[index]),
                                  hasConditions: nodes[index].spec.conditions.contains { !isFanOut || !$0.usesItem },
                                  categories: categories.indices(of: nodes[index].spec.exclusive),
-                                 weight: weight, isService: nodes[index].spec.service != nil, isFanOut: isFanOut)
+                                 weight: weight, isService: nodes[index].spec.service != nil, isFanOut: isFanOut,
+                                 runsAlone: nodes[index].spec.runsAlone)
             }
         }
         self.init(tasks: tasks, jobs: jobs, queueLimits: layout.limits, categoryCount: categories.names.count, keepGoing: keepGoing)

@@ -19,6 +19,8 @@ public struct RunConfiguration: Sendable {
     /// Seconds a `reachable:` condition keeps trying to connect before it counts as unmet (contract:
     /// "retried briefly").
     public var reachablePatience: Double
+    /// Answer yes to every task's `prompt:` without asking (`--yes`).
+    public var answersPrompts = false
 
     public init(jobs: Int, keepGoing: Bool = false, pipelineDirectory: String, stateDirectory: String,
                 environment: [String: String], terminationGrace: Double = 5, processorCount: Int, reachablePatience: Double = 1) {

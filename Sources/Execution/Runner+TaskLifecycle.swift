@@ -79,6 +79,7 @@ extension Runner {
             progress: { bytes, total in events.yield(.progress(task: id, bytes: bytes, total: total)) },
             finished: { [weak self] result in self?.attemptEnded(index, attempt: attempt, result) })
         reporter.executorJob = { [weak self] job in self?.state.withLock { $0.executorJobs[index] = job } }
+        reporter.interruptsRun = { [weak self] in self?.control(.interrupt) }
         do {
             let work = try (work ?? Result { () throws -> TaskWork in try resolver.get().work(for: task, attempt: attempt) }).get()
             let handle = try executor.start(work, reporter: reporter)

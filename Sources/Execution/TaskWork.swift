@@ -35,6 +35,12 @@ public struct TaskWork: Sendable {
     /// Most of a concurrent `shell` work's processes running at once: the `--jobs` slots the task holds
     /// (contract: "each process counted against `--jobs`"); `nil` runs them all at once.
     public var processLimit: Int?
+    /// `interactive: true`: the commands get jobgraph's own standard input, output and error, and the
+    /// terminal's foreground when jobgraph has it; nothing is captured.
+    public var isInteractive = false
+    /// The question to ask on the terminal before the commands start (`prompt:`); `nil` when there is
+    /// none or `run --yes` answered it.
+    public var prompt: String?
 
     public init(id: TaskID, attempt: Int, work: Work, workingDirectory: String, environment: [String: String],
                 niceness: Int32, timeout: Double?, logPath: String, appendsToLog: Bool = false, processLimit: Int? = nil,

@@ -165,10 +165,13 @@ final class WorkResolver: Sendable {
         case .filter(let filter, let input, let output):
             work = .filter(FilterWork(input: String.absolute(input, in: directory), output: String.absolute(output, in: directory), spec: filter))
         }
-        let taskWork = TaskWork(
+        var taskWork = TaskWork(
             id: task.id, attempt: attempt, work: work, workingDirectory: directory, environment: environment,
             niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath, processLimit: processLimit,
             sharedEnvironment: spec.environment.isEmpty && own.isEmpty ? baseEnvironmentBlock : nil)
+        taskWork.isInteractive = spec.isInteractive
+        // Asked before the first attempt only: a retry repeats what was agreed to.
+        taskWork.prompt = configuration.answersPrompts || attempt > 1 ? nil : spec.prompt
         return (taskWork, paths.inputs, paths.outputs)
     }
 

@@ -19,6 +19,8 @@ extension RunCommand {
         let writeFailures = WriteFailures { failure in warn("\(failure)") }
         // A cluster that cannot take the run is refused before the run is recorded.
         let executor = try session.executor(for: graph, slurmMode: slurmMode, configuration: configuration, failures: writeFailures)
+        // A task's `jobgraph run` on this pipeline goes on under this run's lock (docs/state.md, "The run lock").
+        let configuration = session.exportingRunLock(configuration)
         Console.standardOutput.reportFailures(to: writeFailures)
         Console.standardError.reportFailures(to: writeFailures)
         // The files first and the console last: each batch reaches the observers in this order, so the
@@ -34,9 +36,11 @@ extension RunCommand {
             }
         }
         observers.append(makeProgressObserver(mode: progress, console: .standardOutput, environment: ProcessInfo.processInfo.environment,
-                                              output: output ?? graph.pipeline.output ?? .prefixed, explains: explain, failures: writeFailures))
+                                              output: output ?? graph.pipeline.output ?? .prefixed, explains: explain, failures: writeFailures,
+                                              terminalTasks: Set(graph.nodes.filter(\.spec.runsAlone).map(\.id)), handoff: session.handoff))
         let summary = try await PipelineRun.run(graph, configuration: configuration, executor: executor, history: session.store,
-                                                observers: observers, control: session.control, stopsLeftBehindProcesses: true,
+                                                observers: observers, control: session.control, isNested: session.isNested,
+                                                stopsLeftBehindProcesses: true,
                                                 endsProcess: endsProcess) { lines in Console.standardError.write(lines: lines) }
         messageConsole.write(lines: SummaryPrinter().render(summary, writeFailures: writeFailures.all))
         return (summary, RunExitStatus.of(summary, writeFailures: writeFailures))

@@ -54,6 +54,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Ignore up-to-date checks: run every selected task.")
     var force = false
 
+    @Flag(name: [.customShort("y"), .long], help: "Answer yes to every task's prompt without asking.")
+    var yes = false
+
     @Flag(help: "If another run of this pipeline holds its state, wait for it instead of exiting.")
     var wait = false
 
@@ -81,7 +84,7 @@ struct RunCommand: AsyncParsableCommand {
         // of the store go on on the other core while the pipeline loads (`StateStore.readUpToDateBatchAhead`).
         var earlySession: PipelineSession?
         if !dryRun, !watch, !force, access(StateStore.databasePath(inPipelineDirectory: source.directory), F_OK) == 0 {
-            let session = try openSession(in: source.directory)
+            let session = try openSession(in: source.directory, file: source.file)
             session.store.readUpToDateBatchAhead()
             earlySession = session
         }
@@ -95,11 +98,17 @@ struct RunCommand: AsyncParsableCommand {
             session.close()
             throw ExitCode(RunExitStatus.of(stop))
         }
-        let configuration = runConfiguration(pipelineDirectory: source.directory, jobs: jobs, keepGoing: keepGoing, force: force,
+        var configuration = runConfiguration(pipelineDirectory: source.directory, jobs: jobs, keepGoing: keepGoing, force: force,
                                              environment: ProcessInfo.processInfo.environment,
                                              processorCount: ProcessInfo.processInfo.activeProcessorCount)
+        configuration.answersPrompts = yes
         let slurmMode = (executor ?? graph.pipeline.executor) == .slurm
             ? self.slurmMode ?? graph.pipeline.slurm?.mode ?? .allocation : nil
+        if slurmMode != nil, case let diagnostics = SlurmExecutor.terminalTaskDiagnostics(in: graph), diagnostics.hasErrors {
+            earlySession?.close()
+            report(diagnostics)
+            throw ExitCode(ExitStatus.invalid)
+        }
         if dryRun {
             let reasons = try forecast(of: graph, configuration: configuration, warn: warn).reasons
             let printer = PlanPrinter(jobs: configuration.jobs, executor: slurmMode.map { SlurmPlanDescription(mode: $0, jobs: configuration.jobs) })
@@ -110,7 +119,7 @@ struct RunCommand: AsyncParsableCommand {
             }
             return
         }
-        let session = try earlySession ?? openSession(in: source.directory)
+        let session = try earlySession ?? openSession(in: source.directory, file: source.file)
         defer { session.close() }
         let status: Int32
         if watch {
@@ -128,8 +137,8 @@ struct RunCommand: AsyncParsableCommand {
 
     /// Opens the pipeline's state (taking its run lock) and event loop, and truncates the `--events` file,
     /// which each run then appends to.
-    private func openSession(in directory: String) throws -> PipelineSession {
-        let session = try PipelineSession(pipelineDirectory: directory, wait: wait, warn: warn)
+    private func openSession(in directory: String, file: String) throws -> PipelineSession {
+        let session = try PipelineSession(pipelineDirectory: directory, pipelineFile: file, wait: wait, warn: warn)
         do {
             try events.map { path throws(EventFileError) in try EventFile(path: path) }?.close()
         } catch {

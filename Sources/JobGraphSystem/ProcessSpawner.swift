@@ -57,24 +57,42 @@ public struct ProcessSpawner: Sendable {
     ///   `textFileBusy` for a busy program when `whenBusy` is `.report`.
     public func spawn(
         command: String, environment: [String], sharedEnvironment: EnvironmentBlock? = nil,
-        workingDirectory: String? = nil, niceness: CInt = 0, whenBusy: BusyProgram = .runShell
+        workingDirectory: String? = nil, niceness: CInt = 0, whenBusy: BusyProgram = .runShell,
+        terminal: TerminalAccess = .none
     ) throws(SystemError) -> ChildProcess {
         if case .direct(let words) = ShellCommand(command), let program = words.first,
            let path = program.utf8.contains(UInt8(ascii: "/")) ? program
                : locator.locate(program, searchPath: searchPath(in: environment, shared: sharedEnvironment)) {
             do throws(SystemError) {
-                return try spawn(SpawnConfiguration(
+                return try spawn(terminal.applied(to: SpawnConfiguration(
                     executablePath: path, arguments: words, environment: environment, sharedEnvironment: sharedEnvironment,
-                    workingDirectory: workingDirectory, niceness: niceness))
+                    workingDirectory: workingDirectory, niceness: niceness)))
             } catch where error.call == "posix_spawn" && Self.shellExplainsBetter(error.errno)
                             && !(error.errno == .textFileBusy && whenBusy == .report) {
                 // Fall through to the shell, which prints "not found" or "Permission denied" and exits
                 // 127 or 126, or runs a script without a #! line, as `execvp` would.
             }
         }
-        return try spawn(SpawnConfiguration(
+        return try spawn(terminal.applied(to: SpawnConfiguration(
             executablePath: shell, arguments: [shell, "-c", command], environment: environment,
-            sharedEnvironment: sharedEnvironment, workingDirectory: workingDirectory, niceness: niceness))
+            sharedEnvironment: sharedEnvironment, workingDirectory: workingDirectory, niceness: niceness)))
+    }
+
+    /// What a child gets of this process's terminal.
+    public enum TerminalAccess: Sendable {
+        /// `/dev/null` for input, the output pipe for output: a task's usual lot.
+        case none
+        /// Descriptors 0–2 as this process has them, and the terminal's foreground on `descriptor` when given
+        /// (`TerminalForeground.descriptor()`): an interactive task.
+        case inherited(foreground: CInt?)
+
+        func applied(to configuration: SpawnConfiguration) -> SpawnConfiguration {
+            guard case .inherited(let foreground) = self else { return configuration }
+            var configuration = configuration
+            configuration.inheritsStandardDescriptors = true
+            configuration.foregroundTerminal = foreground
+            return configuration
+        }
     }
 
     /// Starts the program `configuration` describes.
@@ -100,7 +118,8 @@ public struct ProcessSpawner: Sendable {
             pid = try withEnvironment(configuration.sharedEnvironment, adding: ownEnvironment,
                                       count: configuration.environment.count) { envp throws(SystemError) in
                 try Self.spawnOnce(program, arguments: argv.pointers, environment: envp, output: pipe.writeEnd, input: input,
-                                   workingDirectory: configuration.workingDirectory, niceness: configuration.niceness)
+                                   workingDirectory: configuration.workingDirectory, niceness: configuration.niceness,
+                                   inherits: configuration.inheritsStandardDescriptors, terminal: configuration.foregroundTerminal)
             }
         } catch {
             pipe.readEnd.closeIgnoringErrors()
@@ -132,7 +151,7 @@ public struct ProcessSpawner: Sendable {
     private static func spawnOnce(
         _ program: String, arguments: UnsafePointer<UnsafeMutablePointer<CChar>?>,
         environment: UnsafePointer<UnsafeMutablePointer<CChar>?>, output: FileDescriptor, input: FileDescriptor,
-        workingDirectory: String?, niceness: CInt
+        workingDirectory: String?, niceness: CInt, inherits: Bool, terminal: CInt?
     ) throws(SystemError) -> pid_t {
         var pid: pid_t = 0
         var nicenessFailed: CInt = 0
@@ -140,7 +159,8 @@ public struct ProcessSpawner: Sendable {
             withOptionalCString(workingDirectory) { directory in
                 var request = jobgraph_spawn_request(path: path, arguments: arguments, environment: environment,
                                                      output: output.rawValue, input: input.rawValue, directory: directory,
-                                                     niceness: niceness)
+                                                     niceness: niceness, inherits_standard_descriptors: inherits ? 1 : 0,
+                                                     terminal: terminal ?? -1)
                 return jobgraph_spawn(&request, &pid, &nicenessFailed)
             }
         }

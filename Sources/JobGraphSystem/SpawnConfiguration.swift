@@ -14,6 +14,12 @@ public struct SpawnConfiguration: Hashable, Sendable {
     /// Niceness 0 (normal) to 19 (lowest priority) for the child's whole process group (CONTRACT.md:
     /// background 19, utility 10, others 0). Values below this process's own need privilege.
     public var niceness: CInt
+    /// The child keeps this process's descriptors 0–2 instead of `/dev/null` and the output pipe (an
+    /// interactive task); the pipe is still made, for the event loop to watch, but nothing writes to it.
+    public var inheritsStandardDescriptors = false
+    /// A terminal descriptor (see `TerminalForeground`) whose foreground the child's process group takes
+    /// before its exec; `nil` leaves the terminal alone.
+    public var foregroundTerminal: CInt?
 
     /// A configuration; see each property.
     public init(

@@ -7,7 +7,7 @@ extension TaskSpec {
         "description", "run", "parallel", "download", "filter", "needs", "queue", "priority", "qos", "cwd", "env",
         "timeout", "retries", "retry_delay", "when", "conditions", "exclusive", "inputs", "outputs", "foreach",
         "service", "on_success", "on_failure", "allow_failure", "slurm", "manual", "params", "aliases", "internal",
-        "platforms",
+        "platforms", "interactive", "prompt",
     ])
 
     /// One key of a task as it will be decoded: written in the task itself, or taken from `defaults`.
@@ -89,6 +89,7 @@ extension TaskSpec {
         // The action and service are remembered by position, not copied.
         var actionIndex: Int?
         var serviceIndex: Int?
+        var terminalIndex: Int?
         for index in fields.indices where fields[index].bit != Field.foreachBit && fields[index].bit != Field.paramsBit {
             let key = fields[index].key, value = fields[index].entry.value, isDefault = fields[index].isDefault
             func owner() -> String { isDefault ? "'defaults'" : "task '\(id)'" }
@@ -156,6 +157,12 @@ extension TaskSpec {
                 task.aliases = decodeAliases(value, decoder: &decoder)
             case "platforms":
                 platforms = decodePlatforms(value, decoder: &decoder)
+            case "interactive":
+                task.isInteractive = decoder.bool(value, for: key) ?? false
+                if task.isInteractive { terminalIndex = index }
+            case "prompt":
+                task.prompt = decoder.nonEmptyText(value, expected: "a question", for: key)
+                if task.prompt != nil { terminalIndex = terminalIndex ?? index }
             case "slurm":
                 task.slurm = SlurmSpec.decode(value, level: isDefault ? .defaults : .task(id), decoder: &decoder)
             default:
@@ -172,6 +179,13 @@ extension TaskSpec {
                 at: idNode)
         } else if let serviceIndex, let actionIndex, fields[actionIndex].key != "run" {
             decoder.error("'service' needs a task with 'run', not '\(fields[actionIndex].key)'", at: fields[serviceIndex].entry.key)
+        } else if task.isInteractive, let terminalIndex, let actionIndex, fields[actionIndex].key != "run" {
+            // One command at a time can have the terminal's foreground.
+            decoder.error("'interactive' needs a task with 'run', not '\(fields[actionIndex].key)'", at: fields[terminalIndex].entry.key)
+        } else if let terminalIndex, serviceIndex != nil {
+            // A service runs beside the tasks that need it, and an interactive task runs alone.
+            decoder.error("a service cannot be '\(fields[terminalIndex].key)': it runs beside the tasks that need it, "
+                          + "and a task that uses the terminal runs alone", at: fields[terminalIndex].entry.key)
         }
     }
 

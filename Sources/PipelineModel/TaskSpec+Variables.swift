@@ -44,7 +44,7 @@ extension TaskSpec {
             case .fileExists(let template): add(template)
             case .command(let template): add(template, isShellText: true)
             case .environmentSet(let name): add(name)
-            case .reachable: break
+            case .reachable, .platform: break
             }
         }
         if case .file(let source)? = foreach { add(source) }

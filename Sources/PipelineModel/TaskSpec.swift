@@ -102,6 +102,20 @@ public struct TaskSpec: Sendable {
         get { rare?.fields.isInternal ?? false }
         set { updateRare { $0.isInternal = newValue } }
     }
+    /// `interactive: true`: the task's commands get jobgraph's own standard input, output and error, and
+    /// the task runs alone (docs/pipeline.md, "Interactive tasks").
+    public var isInteractive: Bool {
+        get { rare?.fields.isInteractive ?? false }
+        set { updateRare { $0.isInteractive = newValue } }
+    }
+    /// `prompt:` — the question asked on the terminal before the task starts; any answer but `y` or `yes`
+    /// fails the task.
+    public var prompt: String? {
+        get { rare?.fields.prompt ?? nil }
+        set { updateRare { $0.prompt = newValue } }
+    }
+    /// Whether the task needs the terminal to itself, and so runs while nothing else executes.
+    public var runsAlone: Bool { isInteractive || prompt != nil }
     /// The task's own `slurm:` mapping (see `Pipeline.slurm(for:)` for what applies).
     public var slurm: SlurmSpec? {
         get { rare?.fields.slurm ?? nil }
@@ -178,6 +192,8 @@ private struct RareFields: Sendable {
     var parameters: [TaskParameter] = []
     var aliases: [Located<TaskID>] = []
     var isInternal = false
+    var isInteractive = false
+    var prompt: String?
 }
 
 /// An immutable box, shared by copies of a task; changing a field makes a new one.

@@ -16,6 +16,7 @@ public enum PipelineRun {
     ///     measured durations that rank the tasks.
     ///   - observers: hear every event in this order, on a thread of their own; closed once the run ends.
     ///   - control: where the signals read by the caller's event loop reach this run while it goes on.
+    ///   - isNested: the run goes on under the lock of the run whose task started it (`RunLock.isNested`).
     ///   - stopsLeftBehindProcesses: stop every process still descending from this one once the run has
     ///     ended, counted in the summary by task; only for a process that runs nothing else (the command).
     ///   - endsProcess: the process exits after this run: what the run built is left for the exit to reclaim.
@@ -24,13 +25,17 @@ public enum PipelineRun {
     /// - Returns: how the run ended.
     /// - Throws: `PipelineRunError.record` when the history cannot begin the run's record; nothing ran.
     public static func run(_ graph: TaskGraph, configuration: RunConfiguration, executor: any TaskExecutor,
-                           history: StateStore, observers: sending [any RunObserver], control: RunControlRelay? = nil,
+                           history: StateStore, observers: sending [any RunObserver], control: RunControlRelay? = nil, isNested: Bool = false,
                            stopsLeftBehindProcesses: Bool = false, endsProcess: Bool = false,
                            messages: @escaping @Sendable ([String]) -> Void = { _ in }) async throws(PipelineRunError) -> RunSummary {
         let recorder = try Result {
             try RunRecorder(store: history, pipelineFile: graph.pipeline.file, pipelineDirectory: configuration.pipelineDirectory,
-                            taskCount: graph.nodes.count, startTime: Date())
+                            taskCount: graph.nodes.count, startTime: Date(), isNested: isNested,
+                            environment: ProcessInfo.processInfo.environment)
         }.mapError(PipelineRunError.record).get()
+        // A run nested in this one names it in the history.
+        var configuration = configuration
+        configuration.environment[RunRecorder.runVariable] = "\(recorder.run.rawValue)"
         let recordsAttempts = AttemptRecorder(store: history, run: recorder.run,
                                               fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)), lost: recorder.noteLost)
         let runner = Runner(graph: graph, configuration: configuration, executor: executor, history: recorder,

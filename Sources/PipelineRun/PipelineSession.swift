@@ -14,6 +14,8 @@ public final class PipelineSession {
     public let control = RunControlRelay()
     /// The pipeline's history, for `PipelineRun.run`.
     public let store: StateStore
+    /// Between the live board and the tasks that use the terminal (docs/pipeline.md, "Interactive tasks").
+    public let handoff = TerminalHandoff()
     private let lock: RunLock
     private let loop: EventLoop
 
@@ -21,10 +23,11 @@ public final class PipelineSession {
     /// process the one that inherits and reaps what a task leaves behind outside its process group
     /// (contract: "Exit codes and signals").
     /// - Parameters:
+    ///   - pipelineFile: the pipeline file, whose run lock is taken and whose tasks' records are read.
     ///   - wait: wait for another run that holds the lock, rather than fail.
     ///   - warn: told what stops nothing but is worth saying (a damaged state moved aside).
-    public init(pipelineDirectory: String, wait: Bool, warn: (String) -> Void) throws {
-        (store, lock) = try openState(in: pipelineDirectory, wait: wait, warn: warn)
+    public init(pipelineDirectory: String, pipelineFile: String, wait: Bool, warn: (String) -> Void) throws {
+        (store, lock) = try openState(in: pipelineDirectory, pipelineFile: pipelineFile, wait: wait, warn: warn)
         let control = self.control
         loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
         do {
@@ -33,6 +36,17 @@ public final class PipelineSession {
         } catch {
             warn("processes that leave their task's process group may outlive the run: \(error)")
         }
+    }
+
+    /// The session's runs go on under the lock of a run whose task started this command (docs/cli.md, "Nested runs").
+    public var isNested: Bool { lock.isNested }
+
+    /// `configuration` with the run lock's path in its tasks' environment (`RunLock.heldVariable`), so that
+    /// a task's `jobgraph run` on this pipeline goes on under this session's lock.
+    public func exportingRunLock(_ configuration: RunConfiguration) -> RunConfiguration {
+        var configuration = configuration
+        configuration.environment[RunLock.heldVariable] = lock.path
+        return configuration
     }
 
     /// Stops the event loop and releases the run lock.
@@ -46,7 +60,7 @@ public final class PipelineSession {
     /// - Throws: `PipelineRunError.slurm` with every reason the cluster cannot; nothing ran.
     public func executor(for graph: TaskGraph, slurmMode: SlurmMode?, configuration: RunConfiguration,
                          failures: WriteFailures) throws(PipelineRunError) -> any TaskExecutor {
-        let local = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: failures)
+        let local = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: failures, handoff: handoff)
         guard let slurmMode else { return local }
         do throws(SlurmSetupError) {
             return try SlurmExecutor.connect(graph: graph, mode: slurmMode, configuration: configuration, local: local)

@@ -3,13 +3,17 @@ import Foundation
 import StateStore
 import TaskGraph
 
-/// Opens `.jobgraph/` beside the pipeline and takes its run lock; a lock held by another run is an
-/// error (exit 2) unless `wait` (contract: "Killing jobgraph at any moment never corrupts it").
-func openState(in pipelineDirectory: String, wait: Bool, warn: (String) -> Void) throws(PipelineRunError) -> (store: StateStore, lock: RunLock) {
+/// Opens `.jobgraph/` beside the pipeline and takes the pipeline's run lock; a lock held by another run
+/// is an error (exit 2) unless `wait`, and one held by the run whose task started this one is shared
+/// (docs/state.md, "The run lock").
+func openState(in pipelineDirectory: String, pipelineFile: String, wait: Bool,
+               warn: (String) -> Void) throws(PipelineRunError) -> (store: StateStore, lock: RunLock) {
     do {
-        let store = try StateStore.open(directory: pipelineDirectory)
+        let store = try StateStore.open(directory: pipelineDirectory, pipelineFile: pipelineFile)
         if let recovery = store.recovery { warn("\(recovery)") }
-        let lock = wait ? try store.waitForRunLock() : try store.acquireRunLock()
+        let environment = ProcessInfo.processInfo.environment
+        let lock = wait ? try store.waitForRunLock(for: pipelineFile, environment: environment)
+            : try store.acquireRunLock(for: pipelineFile, environment: environment)
         return (store, lock)
     } catch {
         throw .state(error)
@@ -37,11 +41,12 @@ public func forecast(of graph: TaskGraph, configuration: RunConfiguration, warn:
     do {
         let store: StateStore
         do {
-            store = try StateStore.openReadOnly(directory: directory) ?? StateStore.inMemory(directory: directory)
+            store = try StateStore.openReadOnly(directory: directory, pipelineFile: graph.pipeline.file)
+                ?? StateStore.inMemory(directory: directory, pipelineFile: graph.pipeline.file)
         } catch let error as SQLiteError where error.isCorruption {
             warn(StateFileRecovery.unusable(StateStore.databasePath(inPipelineDirectory: directory), reason: error.message)
                 + "; a run would move it aside and start a fresh one, so every task would run")
-            store = try StateStore.inMemory(directory: directory)
+            store = try StateStore.inMemory(directory: directory, pipelineFile: graph.pipeline.file)
         }
         let batch = try StoreBatchCheck(store: store, pipelineDirectory: directory) { _ in }
         return RunForecast(graph: graph, configuration: configuration, batch: batch)

@@ -22,9 +22,12 @@ public enum ProgressMode: String, CaseIterable, Sendable {
 ///   - environment: the process environment, for `TERM`.
 ///   - output: how the lines tasks print are shown (JSON carries them as events whatever it says).
 ///   - explains: lines say why each task runs or not (`run --explain`); JSON carries the reasons anyway.
+///   - terminalTasks: tasks that use the terminal, for which the live board steps aside.
+///   - handoff: what the board tells when it has stepped aside for one of them.
 public func makeProgressObserver(mode: ProgressMode, console: Console, environment: [String: String],
                                  output: OutputMode = .prefixed, explains: Bool = false,
-                                 failures: WriteFailures? = nil) -> any RunObserver {
+                                 failures: WriteFailures? = nil, terminalTasks: Set<TaskID> = [],
+                                 handoff: TerminalHandoff? = nil) -> any RunObserver {
     switch mode {
     case .json:
         return JSONLinesReporter(sink: console, failures: failures)
@@ -34,6 +37,7 @@ public func makeProgressObserver(mode: ProgressMode, console: Console, environme
         guard console.isInteractiveTerminal(environment: environment) else {
             return PlainLinesReporter(sink: console, output: output, explains: explains)
         }
-        return TTYBoard(sink: console, terminalSize: { console.terminalSize() ?? .fallback }, output: output, explains: explains)
+        return TTYBoard(sink: console, terminalSize: { console.terminalSize() ?? .fallback }, output: output, explains: explains,
+                        terminalTasks: terminalTasks, handoff: handoff)
     }
 }

@@ -30,6 +30,13 @@ public final class TTYBoard: RunObserver {
     private let terminalSize: () -> TerminalSize
     private let clock: () -> ContinuousClock.Instant
     private let explains: Bool
+    /// Tasks that use the terminal (`interactive`, `prompt`): while one executes, the board is erased and
+    /// not drawn, so the task has the screen (docs/pipeline.md, "Interactive tasks").
+    private let terminalTasks: Set<TaskID>
+    /// The terminal task executing now.
+    private var terminalTask: TaskID?
+    /// Told when the board steps aside, so that the terminal task writes only then.
+    private let handoff: TerminalHandoff?
 
     private var pipelineFile = ""
     private var declaredTaskCount = 0
@@ -55,9 +62,14 @@ public final class TTYBoard: RunObserver {
     ///   - clock: the monotonic clock that throttles redraws and measures elapsed times.
     ///   - output: how the lines tasks print are shown above the board.
     ///   - explains: also keep a line for each transition that says why its task runs or not (`run --explain`).
+    ///   - terminalTasks: tasks that use the terminal, for which the board steps aside while they execute.
+    ///   - handoff: told once the board has stepped aside for one of them.
     public init(sink: any TextSink, terminalSize: @escaping () -> TerminalSize = { .fallback },
                 clock: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now }, output: OutputMode = .prefixed,
-                explains: Bool = false) {
+                explains: Bool = false, terminalTasks: Set<TaskID> = [], handoff: TerminalHandoff? = nil) {
+        self.terminalTasks = terminalTasks
+        self.handoff = handoff
+        if !terminalTasks.isEmpty { handoff?.boardShown() }
         self.sink = sink
         self.terminalSize = terminalSize
         self.clock = clock
@@ -77,6 +89,18 @@ public final class TTYBoard: RunObserver {
             declaredTaskCount = start.taskCount
         case .transition(let transition):
             record(transition, at: now)
+            if terminalTasks.contains(transition.task) {
+                if transition.to == .executing {
+                    // Erased at once, not when a redraw is due: the task is about to write to the screen.
+                    terminalTask = transition.task
+                    writeFrame(board: [])
+                    handoff?.steppedAside(for: transition.task)
+                    return
+                } else if terminalTask == transition.task {
+                    terminalTask = nil
+                    lastWrite = nil
+                }
+            }
         case .output(let task, let line):
             pendingLines += grouping.lines(for: line, of: task)
         case .progress(let task, let bytes, let total):
@@ -89,6 +113,7 @@ public final class TTYBoard: RunObserver {
             pendingLines.append("\(stamp(at: now)) \(RunText.stopping(stop))")
         case .finished:
             isFinished = true
+            handoff?.boardClosed()
             pendingLines += grouping.remainingBlocks()
             writeFrame(board: [])
             return
@@ -106,6 +131,7 @@ public final class TTYBoard: RunObserver {
     public func close() {
         guard !isFinished else { return }
         isFinished = true
+        handoff?.boardClosed()
         pendingLines += grouping.remainingBlocks()
         if drawnLineCount > 0 || !pendingLines.isEmpty { writeFrame(board: []) }
     }
@@ -134,6 +160,7 @@ public final class TTYBoard: RunObserver {
     }
 
     private func redrawIfDue(at now: ContinuousClock.Instant) {
+        if terminalTask != nil { return }
         if let lastWrite, now - lastWrite < Self.redrawInterval { return }
         lastWrite = now
         writeFrame(board: boardLines(at: now))

@@ -41,6 +41,19 @@ public final class SlurmExecutor: TaskExecutor {
     private let interrupted = Locked(false)
     private let plan: SlurmPlanDescription
 
+    /// The tasks of `graph` that cannot go to a cluster because they use jobgraph's terminal (`interactive`,
+    /// `prompt`): an error at each, for exit status 2 before anything runs (docs/pipeline.md, "Interactive tasks").
+    public static func terminalTaskDiagnostics(in graph: TaskGraph) -> Diagnostics {
+        var diagnostics = Diagnostics()
+        var seen: Set<String> = []
+        for node in graph.nodes where node.spec.runsAlone && seen.insert(node.spec.id.rawValue).inserted {
+            let key = node.spec.isInteractive ? "interactive" : "prompt"
+            diagnostics.error("task '\(node.spec.id.rawValue)' is '\(key)', which needs jobgraph's terminal; it cannot run on "
+                              + "the Slurm executor: run it with '--executor local'", at: node.spec.location)
+        }
+        return diagnostics
+    }
+
     /// The executor for a run of `graph`, after checking that the cluster can take it: its client
     /// programs are found on the configuration's `PATH`, and its controller names its partitions.
     /// - Parameter local: runs what stays on this machine, and in allocation mode the local `srun` of each step.

@@ -10,7 +10,7 @@ public enum HistoryText {
         var table = [["RUN", "STARTED", "OUTCOME", "DURATION", "TASKS"]]
         for run in report.runs {
             table.append(["#\(run.id)", timestamp(run.startedAt, in: timeZone), run.outcome.rawValue,
-                          run.duration.map(duration) ?? "-", taskSummary(run)])
+                          run.duration.map(duration) ?? "-", taskSummary(run) + (run.nestedIn.map { ", nested in #\($0)" } ?? "")])
         }
         lines += aligned(table)
         if !report.slowestTasks.isEmpty {

@@ -7,7 +7,7 @@ public enum RunOutcome: String, Sendable, Codable, CaseIterable {
     case failed
     /// Stopped by a signal, or never finished at all (killed with SIGKILL, the machine went down).
     case interrupted
-    /// Not finished, and the process that started it still holds `.jobgraph/lock`.
+    /// Not finished, and the process that started it still holds its pipeline's lock file (`.jobgraph/<file>.lock`).
     case running
 
     /// The outcome of a run that returned `summary`.

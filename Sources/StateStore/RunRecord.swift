@@ -15,9 +15,12 @@ public struct RunRecord: Sendable, Equatable, Codable {
     public var taskCount: Int
     /// How many tasks ended in each state.
     public var tasks: TaskStateCounts
+    /// For a nested run (a task's `jobgraph run` on its own pipeline), the run whose task started it.
+    public var nestedIn: RunID?
 
     public init(id: RunID, pipeline: String, startedAt: Date, endedAt: Date?, outcome: RunOutcome, taskCount: Int,
-                tasks: TaskStateCounts) {
+                tasks: TaskStateCounts, nestedIn: RunID? = nil) {
+        self.nestedIn = nestedIn
         self.id = id
         self.pipeline = pipeline
         self.startedAt = startedAt
@@ -37,6 +40,7 @@ public struct RunRecord: Sendable, Equatable, Codable {
         case duration, outcome
         case taskCount = "task_count"
         case tasks
+        case nestedIn = "nested_in"
     }
 
     // Dates as ISO-8601 text whatever the encoder's date strategy, like the event stream's `time`.
@@ -49,6 +53,7 @@ public struct RunRecord: Sendable, Equatable, Codable {
         outcome = try container.decode(RunOutcome.self, forKey: .outcome)
         taskCount = try container.decode(Int.self, forKey: .taskCount)
         tasks = try container.decode(TaskStateCounts.self, forKey: .tasks)
+        nestedIn = try container.decodeIfPresent(RunID.self, forKey: .nestedIn)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -61,6 +66,7 @@ public struct RunRecord: Sendable, Equatable, Codable {
         try container.encode(outcome, forKey: .outcome)
         try container.encode(taskCount, forKey: .taskCount)
         try container.encode(tasks, forKey: .tasks)
+        try container.encodeIfPresent(nestedIn, forKey: .nestedIn)
     }
 
     private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

@@ -34,14 +34,22 @@ public final class RunRecorder: TaskHistory {
         var definition: TaskDefinition
     }
 
+    /// The variable by which a run tells its tasks' processes its number in the history, so that a run
+    /// nested in it says whose it is.
+    public static let runVariable = "JOBGRAPH_RUN"
+
     /// Starts a run's record.
     /// - Parameters:
     ///   - pipelineFile: the path as the user typed it, which names the pipeline in the history.
     ///   - pipelineDirectory: absolute; recorded paths are relative to it.
-    public init(store: StateStore, pipelineFile: String, pipelineDirectory: String, taskCount: Int, startTime: Date) throws {
+    ///   - isNested: the run goes on under the lock of the run that started it (`RunLock.isNested`).
+    ///   - environment: this process's, where `runVariable` names that run.
+    public init(store: StateStore, pipelineFile: String, pipelineDirectory: String, taskCount: Int, startTime: Date,
+                isNested: Bool = false, environment: [String: String] = [:]) throws {
         self.store = store
         self.pipelineDirectory = pipelineDirectory
-        let run = try store.beginRun(pipelineFile: pipelineFile, startTime: startTime, taskCount: taskCount, dropsOldRuns: false)
+        let run = try store.beginRun(pipelineFile: pipelineFile, startTime: startTime, taskCount: taskCount, dropsOldRuns: false,
+                                     isNested: isNested, nestedIn: environment[Self.runVariable].flatMap(Int64.init).map(RunID.init))
         self.run = run
         let lostHistory = self.lostHistory
         writer = HistoryWriter { rows in

@@ -1,7 +1,9 @@
 /// The tables of `state.db` and how to bring an older file up to date, versioned by `PRAGMA user_version`.
 enum StateSchema {
     /// The version this program writes.
-    static let currentVersion = 8
+    static let currentVersion = 9
+    /// The first version whose up-to-date records are keyed by pipeline and task (`StateStore.taskNamespace`).
+    static let namespacedVersion = 9
 
     /// One script per version step: `migrations[n]` takes a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -63,6 +65,7 @@ enum StateSchema {
         "",
         "",
         withoutReplayMigration,
+        namespaceMigration,
     ]
 
     /// Checks that a database opened read-only can be read: an older version lacks columns that reads then
@@ -130,6 +133,28 @@ extension StateSchema {
             """
         return script
     }()
+}
+
+extension StateSchema {
+    /// Version 8 to 9: `runs.nested_in`, the run whose task started a nested run; and each up-to-date record is keyed by its pipeline file's name, U+001F and the task id,
+    /// so that two pipelines in one folder with a task of one id no longer share it. A record goes to the
+    /// pipeline of the latest run that recorded its task; one no kept run names is dropped (its task runs
+    /// once more). Its inputs follow it; the old rows go with the old keys (ON DELETE CASCADE).
+    static let namespaceMigration = """
+        CREATE TEMP TABLE fingerprint_owners AS
+            SELECT f.task AS task, (SELECT r.pipeline FROM task_runs t JOIN runs r ON r.id = t.run_id
+                                    WHERE t.task = f.task ORDER BY t.run_id DESC LIMIT 1) AS pipeline
+            FROM task_fingerprints f;
+        INSERT INTO task_fingerprints (task, definition, succeeded, definition_text)
+            SELECT o.pipeline || char(31) || f.task, f.definition, f.succeeded, f.definition_text
+            FROM task_fingerprints f JOIN fingerprint_owners o ON o.task = f.task WHERE o.pipeline IS NOT NULL;
+        INSERT INTO task_inputs (task, path, sha256)
+            SELECT o.pipeline || char(31) || i.task, i.path, i.sha256
+            FROM task_inputs i JOIN fingerprint_owners o ON o.task = i.task WHERE o.pipeline IS NOT NULL;
+        DELETE FROM task_fingerprints WHERE task IN (SELECT task FROM fingerprint_owners);
+        DROP TABLE fingerprint_owners;
+        ALTER TABLE runs ADD COLUMN nested_in INTEGER;
+        """
 }
 
 extension StateStore {

@@ -20,7 +20,7 @@ extension StateStore {
         let files = inputFiles(of: definition)
         let (stored, known) = try withDatabase { database throws(SQLiteError) in
             try database.readTransaction { () throws(SQLiteError) in
-                (try Self.storedFingerprints(of: task, in: database), try Self.fileRecords(files.map(\.key), in: database))
+                (try Self.storedFingerprints(of: fingerprintKey(task), in: database), try Self.fileRecords(files.map(\.key), in: database))
             }
         }
         let (check, refreshed) = judge(task, definition, files: files, stored: stored, known: known)
@@ -104,12 +104,13 @@ extension StateStore {
         return nil
     }
 
-    static func storedFingerprints(of task: TaskID, in database: SQLiteDatabase) throws(SQLiteError) -> StoredFingerprints? {
-        let row = try database.query("SELECT definition, succeeded FROM task_fingerprints WHERE task = ?1", [.text(task.rawValue)]) {
+    /// - Parameter key: the task's `fingerprintKey`.
+    static func storedFingerprints(of key: String, in database: SQLiteDatabase) throws(SQLiteError) -> StoredFingerprints? {
+        let row = try database.query("SELECT definition, succeeded FROM task_fingerprints WHERE task = ?1", [.text(key)]) {
             (definition: $0.text(0), succeeded: $0.integer(1) != 0)
         }.first
         guard let row else { return nil }
-        var inputs = try database.query("SELECT path, sha256 FROM task_inputs WHERE task = ?1", [.text(task.rawValue)]) {
+        var inputs = try database.query("SELECT path, sha256 FROM task_inputs WHERE task = ?1", [.text(key)]) {
             TaskFingerprints.Input(path: $0.text(0), sha256: $0.text(1))
         }
         // SQLite sorts text by its own collation; the comparison above walks in byte order.

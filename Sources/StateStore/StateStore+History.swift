@@ -5,21 +5,28 @@ import PipelineModel
 extension StateStore {
     /// Records that a run starts; call while holding the run lock.
     ///
-    /// Any earlier run still without an outcome died without finishing (the lock proves nobody runs it),
-    /// so it is marked `interrupted` here; runs beyond `retainedRuns` for this pipeline are dropped.
+    /// Any earlier run of this pipeline still without an outcome died without finishing (the lock proves
+    /// nobody runs it), so it is marked `interrupted` here, unless this run is nested in one that holds the
+    /// lock (`RunLock.isNested`); runs beyond `retainedRuns` for this pipeline are dropped.
     /// - Parameters:
     ///   - pipelineFile: the pipeline file as the user named it; runs are filed under its name.
     ///   - taskCount: tasks selected for the run.
     ///   - dropsOldRuns: drop the runs beyond `retainedRuns` here; a caller that passes `false` records
     ///     `HistoryWrite.dropOldRuns` later.
-    public func beginRun(pipelineFile: String, startTime: Date, taskCount: Int, dropsOldRuns: Bool = true) throws -> RunID {
+    ///   - isNested: the run goes on under the lock of the run that started it, which is still running.
+    ///   - nestedIn: that run, when known (`RunRecorder.runVariable`), which the history names.
+    public func beginRun(pipelineFile: String, startTime: Date, taskCount: Int, dropsOldRuns: Bool = true,
+                         isNested: Bool = false, nestedIn: RunID? = nil) throws -> RunID {
         let pipeline = Self.pipelineKey(pipelineFile)
         sealsOnClose(false)
         return try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) -> RunID in
-                try database.run("UPDATE runs SET outcome = 'interrupted' WHERE outcome IS NULL")
-                try database.run("INSERT INTO runs (pipeline, started_at, task_count) VALUES (?1, ?2, ?3)",
-                                 [.text(pipeline), .real(startTime.timeIntervalSince1970), .integer(Int64(taskCount))])
+                if !isNested {
+                    try database.run("UPDATE runs SET outcome = 'interrupted' WHERE outcome IS NULL AND pipeline = ?1", [.text(pipeline)])
+                }
+                try database.run("INSERT INTO runs (pipeline, started_at, task_count, nested_in) VALUES (?1, ?2, ?3, ?4)",
+                                 [.text(pipeline), .real(startTime.timeIntervalSince1970), .integer(Int64(taskCount)),
+                                  .integer(isNested ? nestedIn?.rawValue : nil)])
                 let id = RunID(database.lastInsertRowID)
                 if dropsOldRuns { try dropOldRuns(of: pipelineFile, in: database) }
                 return id
@@ -63,12 +70,12 @@ extension StateStore {
                     for (index, write) in writes.enumerated() {
                         switch write {
                         case .started(let task):
-                            if !overtaken.contains(index) { try Self.insertStart(of: task, run: run, in: database) }
+                            if !overtaken.contains(index) { try insertStart(of: task, run: run, in: database) }
                         case .ended(let record, let fingerprints):
-                            try Self.insert(record, run: run, fingerprints: fingerprints, row: row, in: database)
+                            try insert(record, run: run, fingerprints: fingerprints, row: row, in: database)
                         case .endedUntracked(var record, let definition):
                             record.definition = definition.fingerprint
-                            try Self.insert(record, run: run, fingerprints: nil, row: row, in: database)
+                            try insert(record, run: run, fingerprints: nil, row: row, in: database)
                         case .dropOldRuns(let pipelineFile): try dropOldRuns(of: pipelineFile, in: database)
                         }
                     }
@@ -109,23 +116,24 @@ extension StateStore {
         return overtaken
     }
 
-    private static func insertStart(of task: TaskID, run: RunID, in database: SQLiteDatabase) throws(SQLiteError) {
+    private func insertStart(of task: TaskID, run: RunID, in database: SQLiteDatabase) throws(SQLiteError) {
         try database.run("""
             INSERT INTO task_runs (run_id, task, state, attempts) VALUES (?1, ?2, 'executing', 1)
             ON CONFLICT (run_id, task) DO UPDATE SET state = 'executing'
             """, [.integer(run.rawValue), .text(task.rawValue)])
-        try withdrawSuccess(of: task, in: database)
+        try Self.withdrawSuccess(of: fingerprintKey(task), in: database)
     }
 
     /// The task's last success is no longer trusted, committed at once: it is about to execute, and a kill
     /// midway must not leave its half-written outputs looking up to date.
     public func withdrawSuccess(of task: TaskID) throws {
-        try withDatabase { database throws(SQLiteError) in try Self.withdrawSuccess(of: task, in: database) }
+        try withDatabase { database throws(SQLiteError) in try Self.withdrawSuccess(of: fingerprintKey(task), in: database) }
     }
 
     /// The task's last success is no longer trusted: it started executing again, or ended without one.
-    private static func withdrawSuccess(of task: TaskID, in database: SQLiteDatabase) throws(SQLiteError) {
-        try database.run("UPDATE task_fingerprints SET succeeded = 0 WHERE task = ?1", [.text(task.rawValue)])
+    /// - Parameter key: the task's `fingerprintKey`.
+    private static func withdrawSuccess(of key: String, in database: SQLiteDatabase) throws(SQLiteError) {
+        try database.run("UPDATE task_fingerprints SET succeeded = 0 WHERE task = ?1", [.text(key)])
     }
 
     /// A task's history row in a run, `TaskRecord`'s fields bound as `insert` does.
@@ -137,8 +145,8 @@ extension StateStore {
         """
 
     /// - Parameter row: `taskRunRow`, prepared.
-    private static func insert(_ record: TaskRecord, run: RunID, fingerprints: TaskFingerprints?, row: SQLiteStatement,
-                               in database: SQLiteDatabase) throws(SQLiteError) {
+    private func insert(_ record: TaskRecord, run: RunID, fingerprints: TaskFingerprints?, row: SQLiteStatement,
+                        in database: SQLiteDatabase) throws(SQLiteError) {
         try row.bind(.integer(run.rawValue), at: 1)
         try row.bind(.text(record.task.rawValue), at: 2)
         try row.bind(.text(record.state.rawValue), at: 3)
@@ -151,16 +159,16 @@ extension StateStore {
         switch record.state {
         case .succeeded:
             if let fingerprints {
-                try store(fingerprints, for: record.task, in: database)
+                try Self.store(fingerprints, for: fingerprintKey(record.task), in: database)
             } else {
                 // No fingerprints to trust (an untracked task, or one whose check failed): none of an
                 // earlier success stays trusted either, as its start already saw to.
-                try withdrawSuccess(of: record.task, in: database)
+                try Self.withdrawSuccess(of: fingerprintKey(record.task), in: database)
             }
         case .failed, .cancelled:
             // Only one that executed: cancelled while waiting leaves its outputs as they were.
             if record.attempts > 0 {
-                try withdrawSuccess(of: record.task, in: database)
+                try Self.withdrawSuccess(of: fingerprintKey(record.task), in: database)
             }
         default:
             break
@@ -172,7 +180,7 @@ extension StateStore {
     public func recordSuccess(_ task: TaskID, fingerprints: TaskFingerprints) throws {
         filesChanged.withLock { $0 = true }
         try withDatabase { database throws(SQLiteError) in
-            try database.transaction { () throws(SQLiteError) in try Self.store(fingerprints, for: task, in: database) }
+            try database.transaction { () throws(SQLiteError) in try Self.store(fingerprints, for: fingerprintKey(task), in: database) }
         }
     }
 
@@ -196,14 +204,15 @@ extension StateStore {
         sealsOnClose(true)
     }
 
-    private static func store(_ fingerprints: TaskFingerprints, for task: TaskID, in database: SQLiteDatabase) throws(SQLiteError) {
+    /// - Parameter key: the task's `fingerprintKey`.
+    private static func store(_ fingerprints: TaskFingerprints, for key: String, in database: SQLiteDatabase) throws(SQLiteError) {
         // Deleting first also drops the old inputs (ON DELETE CASCADE).
-        try database.run("DELETE FROM task_fingerprints WHERE task = ?1", [.text(task.rawValue)])
+        try database.run("DELETE FROM task_fingerprints WHERE task = ?1", [.text(key)])
         try database.run("INSERT INTO task_fingerprints (task, definition, succeeded, definition_text) VALUES (?1, ?2, 1, ?3)",
-                         [.text(task.rawValue), .text(fingerprints.definition), .text(fingerprints.definitionText)])
+                         [.text(key), .text(fingerprints.definition), .text(fingerprints.definitionText)])
         try database.withCachedStatement("INSERT OR REPLACE INTO task_inputs (task, path, sha256) VALUES (?1, ?2, ?3)") { statement throws(SQLiteError) in
             for input in fingerprints.inputs {
-                try statement.bind([.text(task.rawValue), .text(input.path), .text(input.sha256)])
+                try statement.bind([.text(key), .text(input.path), .text(input.sha256)])
                 try statement.step()
                 try statement.reset()
             }

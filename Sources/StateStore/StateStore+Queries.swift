@@ -7,31 +7,34 @@ import PipelineModel
 /// Reading the run history: `jobgraph history`, and the durations that rank tasks by critical path.
 extension StateStore {
     /// The latest runs, newest first. A run without an outcome reads as `running` while the process named
-    /// in `.jobgraph/lock` holds that lock, else as `interrupted`.
+    /// in its pipeline's lock file holds that lock (it, or runs nested in it), else as `interrupted`.
     /// - Parameter pipelineFile: only this pipeline's runs; `nil` for every pipeline in the folder.
     public func recentRuns(pipelineFile: String? = nil, limit: Int = 10) throws -> [RunRecord] {
         let pipeline = pipelineFile.map(Self.pipelineKey)
-        let lockHolderAlive = Self.lockHolderIsAlive(lockPath)
+        var lockHolderAlive: [String: Bool] = [:]
         return try withDatabase { database throws(SQLiteError) in
             let rows = try database.query("""
-                SELECT id, pipeline, started_at, ended_at, outcome, task_count FROM runs
+                SELECT id, pipeline, started_at, ended_at, outcome, task_count, nested_in FROM runs
                 WHERE ?1 IS NULL OR pipeline = ?1 ORDER BY id DESC LIMIT ?2
                 """, [.text(pipeline), .integer(Int64(max(0, limit)))]) { row in
                 (id: RunID(row.integer(0)), pipeline: row.text(1), started: row.real(2), ended: row.optionalReal(3),
-                 outcome: row.optionalText(4), taskCount: Int(row.integer(5)))
+                 outcome: row.optionalText(4), taskCount: Int(row.integer(5)), nestedIn: row.optionalInteger(6).map(RunID.init))
             }
-            // Only the newest unfinished run can be in progress: beginRun closes every older one.
-            let newestUnfinished = try database.query("SELECT max(id) FROM runs WHERE outcome IS NULL") { $0.optionalInteger(0) }.first ?? nil
             return try rows.map { row throws(SQLiteError) in
                 let outcome: RunOutcome
                 if let text = row.outcome {
                     outcome = RunOutcome(rawValue: text) ?? .interrupted
                 } else {
-                    outcome = lockHolderAlive && row.id.rawValue == newestUnfinished ? .running : .interrupted
+                    // A run that is not nested closes its pipeline's unfinished runs when it begins: those left
+                    // while the lock is held are its own and its nested runs'.
+                    let alive = lockHolderAlive[row.pipeline] ?? Self.lockHolderIsAlive(lockPath(for: row.pipeline))
+                    lockHolderAlive[row.pipeline] = alive
+                    outcome = alive ? .running : .interrupted
                 }
                 return RunRecord(id: row.id, pipeline: row.pipeline, startedAt: Date(timeIntervalSince1970: row.started),
                                  endedAt: row.ended.map { Date(timeIntervalSince1970: $0) }, outcome: outcome,
-                                 taskCount: row.taskCount, tasks: try Self.stateCounts(of: row.id, taskCount: row.taskCount, in: database))
+                                 taskCount: row.taskCount, tasks: try Self.stateCounts(of: row.id, taskCount: row.taskCount, in: database),
+                                 nestedIn: row.nestedIn)
             }
         }
     }
@@ -169,7 +172,7 @@ extension StateStore {
         return counts
     }
 
-    /// Whether `.jobgraph/lock` names a live process: read without taking the lock, so asking never
+    /// Whether the lock file at `path` names a live process: read without taking the lock, so asking never
     /// gets in the way of a run that is starting.
     /// Whether the process named in the lock file still holds its `flock`: a line of `/proc/locks` with
     /// that pid on the file's inode. A living pid alone does not say it: the pid of a run killed with

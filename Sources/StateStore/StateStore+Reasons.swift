@@ -39,7 +39,7 @@ extension StateStore {
     /// The definition stored with the task's last success (`TaskDefinition.canonicalEncoding`), if any.
     func storedDefinitionText(of task: TaskID) throws(SQLiteError) -> String? {
         try withDatabase { database throws(SQLiteError) in
-            try database.query("SELECT definition_text FROM task_fingerprints WHERE task = ?1", [.text(task.rawValue)]) {
+            try database.query("SELECT definition_text FROM task_fingerprints WHERE task = ?1", [.text(fingerprintKey(task))]) {
                 $0.optionalText(0)
             }.first ?? nil
         }

@@ -25,6 +25,10 @@ public final class StateStore: Sendable {
     public let recovery: StateFileRecovery?
     /// Opened by `openReadOnly`: checks keep what they learn to themselves.
     public let isReadOnly: Bool
+    /// What the up-to-date records of this pipeline's tasks are keyed under, before the task id: the
+    /// pipeline file's name and U+001F, so that pipelines beside each other never share one (docs/state.md,
+    /// "The run lock"); empty for a store opened for no pipeline, or read-only from a file older than version 9.
+    let taskNamespace: String
     /// `directory` ending in `/`: made once, not for every file key (a no-op rerun makes 20,000 keys).
     private let directoryPrefix: String
     /// Whether closing the file records it as sound (`StateFileSeal`): set when a run has finished
@@ -48,10 +52,12 @@ public final class StateStore: Sendable {
     ///   - fingerprinter: how input files are read; the default reads them from disk.
     ///   - retainedRuns: runs kept per pipeline, at least 1.
     ///   - now: the time a damaged file's new name records.
+    ///   - pipelineFile: the pipeline whose tasks' up-to-date records are read and written; `nil` for
+    ///     commands that read only the history.
     /// - Throws: `StateStoreError` when the folder cannot be made, `SQLiteError` when the database cannot
     ///   be opened (`newerSchema` when a newer jobgraph wrote it).
     public static func open(directory: String, fingerprinter: Fingerprinter = Fingerprinter(), retainedRuns: Int = 50,
-                            now: Date = Date()) throws -> StateStore {
+                            now: Date = Date(), pipelineFile: String? = nil) throws -> StateStore {
         let directory = absolute(directory)
         let path = try makeStateDirectory(in: directory) + "/state.db"
         var recovery: StateFileRecovery?
@@ -61,7 +67,7 @@ public final class StateStore: Sendable {
             recovery = try StateFileRecovery.moveAside(path, reason: error.message, now: now)
         }
         return try StateStore(directory: directory, location: .path(path), fingerprinter: fingerprinter,
-                              retainedRuns: retainedRuns, recovery: recovery)
+                              retainedRuns: retainedRuns, recovery: recovery, pipelineFile: pipelineFile)
     }
 
     /// Where the state of the pipelines in `directory` (the pipeline file's folder) lives: `.jobgraph/state.db`.
@@ -71,24 +77,29 @@ public final class StateStore: Sendable {
 
     /// Opens the state of the pipelines in `directory` only to read it, as a dry run does: no run lock,
     /// nothing written, not even the records of files it reads. `nil` when there is no `state.db` yet.
+    /// - Parameter pipelineFile: the pipeline whose tasks' up-to-date records are read (see `open`).
     /// - Throws: `SQLiteError` when the database cannot be opened (`newerSchema` when a newer jobgraph wrote it).
-    public static func openReadOnly(directory: String, fingerprinter: Fingerprinter = Fingerprinter()) throws -> StateStore? {
+    public static func openReadOnly(directory: String, fingerprinter: Fingerprinter = Fingerprinter(),
+                                    pipelineFile: String? = nil) throws -> StateStore? {
         let directory = absolute(directory)
         let path = databasePath(inPipelineDirectory: directory)
         guard FileStatus(path: path) != nil else { return nil }
-        let store = try StateStore(directory: directory, location: .path(path), fingerprinter: fingerprinter, retainedRuns: 1, readOnly: true)
+        let store = try StateStore(directory: directory, location: .path(path), fingerprinter: fingerprinter, retainedRuns: 1,
+                                   readOnly: true, pipelineFile: pipelineFile)
         // A file a first run created but was killed before it made the tables: as good as none.
         return try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == 0 ? nil : store
     }
 
     /// A store whose database lives in memory and vanishes with it, for tests; `.jobgraph/` is created
     /// only when the run lock is taken.
-    public static func inMemory(directory: String, fingerprinter: Fingerprinter = Fingerprinter(), retainedRuns: Int = 50) throws -> StateStore {
-        try StateStore(directory: absolute(directory), location: .memory, fingerprinter: fingerprinter, retainedRuns: retainedRuns)
+    public static func inMemory(directory: String, fingerprinter: Fingerprinter = Fingerprinter(), retainedRuns: Int = 50,
+                                pipelineFile: String? = nil) throws -> StateStore {
+        try StateStore(directory: absolute(directory), location: .memory, fingerprinter: fingerprinter, retainedRuns: retainedRuns,
+                       pipelineFile: pipelineFile)
     }
 
     init(directory: String, location: SQLiteLocation, fingerprinter: Fingerprinter, retainedRuns: Int,
-         recovery: StateFileRecovery? = nil, readOnly: Bool = false) throws {
+         recovery: StateFileRecovery? = nil, readOnly: Bool = false, pipelineFile: String? = nil) throws {
         self.directory = directory
         directoryPrefix = directory.hasSuffix("/") ? directory : directory + "/"
         self.recovery = recovery
@@ -98,6 +109,9 @@ public final class StateStore: Sendable {
         self.isReadOnly = readOnly
         let connection = try SQLiteDatabase(location: location, readOnly: readOnly)
         if readOnly { try StateSchema.checkReadable(connection) } else { try StateSchema.migrate(connection) }
+        // A file older than version 9 keeps its records by bare task id until a run migrates it.
+        let namespaced = try !readOnly || connection.userVersion() >= StateSchema.namespacedVersion
+        taskNamespace = pipelineFile.map { namespaced ? Self.pipelineKey($0) + "\u{1F}" : "" } ?? ""
         if case .path(let path) = location, !readOnly {
             connection.afterClose = { [sealing] in if sealing.withLock({ $0 }) { StateFileSeal.seal(path) } }
         }
@@ -112,22 +126,26 @@ public final class StateStore: Sendable {
 
     // MARK: - Run lock
 
-    /// `.jobgraph/lock`.
-    public var lockPath: String { stateDirectory + "/lock" }
+    /// `.jobgraph/<name>.lock`, the run lock of the pipeline file named `pipelineFile` in this folder.
+    public func lockPath(for pipelineFile: String) -> String { stateDirectory + "/" + Self.pipelineKey(pipelineFile) + ".lock" }
 
-    /// Takes the run lock for this process, or fails at once when another process holds it.
+    /// Takes the pipeline's run lock for this process, or fails at once when another process holds it;
+    /// a run nested in the holder's goes on under its lock (see `RunLock`).
+    /// - Parameters:
+    ///   - pipelineFile: the pipeline file, as the user named it.
+    ///   - environment: this process's environment, which tells a nested run (`RunLock.heldVariable`).
     /// - Returns: the lock, held until `release()` or until it is deinitialized; keep it for the whole run.
     /// - Throws: `StateStoreError.runLockHeld(pid:)`, whose description is the line to print before
     ///   exiting with status 2; `StateStoreError.fileSystem` when the lock file cannot be made.
-    public func acquireRunLock() throws -> RunLock {
+    public func acquireRunLock(for pipelineFile: String, environment: [String: String] = [:]) throws -> RunLock {
         _ = try Self.makeStateDirectory(in: directory)
-        return try RunLock.acquire(path: lockPath, waiting: false)
+        return try RunLock.acquire(path: lockPath(for: pipelineFile), waiting: false, environment: environment)
     }
 
-    /// Takes the run lock, blocking the calling thread until the holder lets go (`--wait`).
-    public func waitForRunLock() throws -> RunLock {
+    /// Takes the pipeline's run lock, blocking the calling thread until the holder lets go (`--wait`).
+    public func waitForRunLock(for pipelineFile: String, environment: [String: String] = [:]) throws -> RunLock {
         _ = try Self.makeStateDirectory(in: directory)
-        return try RunLock.acquire(path: lockPath, waiting: true)
+        return try RunLock.acquire(path: lockPath(for: pipelineFile), waiting: true, environment: environment)
     }
 
     // MARK: - Maintenance
@@ -148,6 +166,9 @@ public final class StateStore: Sendable {
         let name = pipelineFile.split(separator: "/").last.map(String.init) ?? pipelineFile
         return name.isEmpty ? pipelineFile : name
     }
+
+    /// The key of a task's up-to-date records (`task_fingerprints`, `task_inputs`): its id in this pipeline's namespace.
+    func fingerprintKey(_ task: TaskID) -> String { taskNamespace.isEmpty ? task.rawValue : taskNamespace + task.rawValue }
 
     /// The absolute path of a file by its store key (`fileKey`).
     func path(ofFileKey key: String) -> String {

@@ -4,7 +4,7 @@ import Glibc
 
 /// Why the state in `.jobgraph/` cannot be used; SQLite's own failures arrive as `SQLiteError`.
 public enum StateStoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Another process holds `.jobgraph/lock`; `pid` is the holder's, when it wrote it in time.
+    /// Another process holds its pipeline's lock file (`.jobgraph/<file>.lock`); `pid` is the holder's, when it wrote it in time.
     case runLockHeld(pid: Int32?)
     /// `state.db` was written by a newer jobgraph with a schema this one does not know.
     case newerSchema(path: String, found: Int, supported: Int)

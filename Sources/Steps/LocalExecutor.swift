@@ -13,12 +13,16 @@ public final class LocalExecutor: TaskExecutor {
     private let spawner: ProcessSpawner
     private let nextToken = Atomic<UInt64>(1)
     private let logDirectory: LogDirectory
+    private let handoff: TerminalHandoff?
 
     /// - Parameters:
     ///   - loop: watches the children; it must outlive every task started here.
     ///   - logDirectory: where `<task>.log` files go; created when the first log is opened.
     ///   - failures: where a log that cannot be written is reported, once per file.
-    public init(loop: EventLoop, logDirectory: String, spawner: ProcessSpawner = ProcessSpawner(), failures: WriteFailures? = nil) {
+    ///   - handoff: what a task that uses the terminal waits for before it writes there: the live board stepping aside.
+    public init(loop: EventLoop, logDirectory: String, spawner: ProcessSpawner = ProcessSpawner(), failures: WriteFailures? = nil,
+                handoff: TerminalHandoff? = nil) {
+        self.handoff = handoff
         self.loop = loop
         var spawner = spawner
         // Every child goes to the loop, which closes the held end at the child's exit.
@@ -28,6 +32,19 @@ public final class LocalExecutor: TaskExecutor {
     }
 
     public func start(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution {
+        // A task that uses the terminal waits for the board to step aside, then for its answer, on a thread.
+        if work.prompt != nil || work.isInteractive && handoff != nil {
+            var agreed = work
+            agreed.prompt = nil
+            return try TerminalStep.start(question: work.prompt, taskID: work.id, handoff: handoff, reporter: reporter) { [self] in
+                try startWork(agreed, reporter: reporter)
+            }
+        }
+        return try startWork(work, reporter: reporter)
+    }
+
+    /// Starts the work itself, once the terminal is the task's when it uses it.
+    private func startWork(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution {
         switch work.work {
         case .shell(let commands, let concurrently):
             let log = try openLog(for: work)

@@ -1,3 +1,4 @@
+import Glibc
 import JobGraphBasics
 import Execution
 import JobGraphSystem
@@ -41,6 +42,8 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
     /// The environment after `sharedEnvironment`'s entries, ending with the task's mark.
     private let environment: [String]
     private let sharedEnvironment: EnvironmentBlock?
+    /// For an interactive task, what its commands get of the terminal; `.none` for the others.
+    private let terminal: ProcessSpawner.TerminalAccess
     private let state = Locked(State())
 
     init(work: TaskWork, commands: [String], concurrently: Bool, log: TaskLog, reporter: TaskReporter, loop: EventLoop,
@@ -58,9 +61,13 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         sharedEnvironment = work.sharedEnvironment
         environment = work.sharedEnvironment != nil ? [mark]
             : EnvironmentBlock.entries(of: work.environment, excluding: DescendantSweep.taskVariable) + [mark]
+        terminal = work.isInteractive ? .inherited(foreground: TerminalForeground.descriptor()) : .none
     }
 
     func begin() {
+        if work.isInteractive {
+            log.write(line: Array("(interactive task: its output went to the terminal, not to this log)".utf8))
+        }
         if let timeout = work.timeout {
             let timer = loop.schedule(after: .milliseconds(Int64(timeout * 1000))) { [weak self] in self?.timeOut() }
             state.withLock { $0.timer = timer }
@@ -84,7 +91,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         do {
             child = try spawner.spawn(command: commands[index], environment: environment, sharedEnvironment: sharedEnvironment,
                                       workingDirectory: work.workingDirectory, niceness: work.niceness,
-                                      whenBusy: isLastTry ? .runShell : .report)
+                                      whenBusy: isLastTry ? .runShell : .report, terminal: terminal)
         } catch where error.errno == .textFileBusy && !isLastTry {
             retry(index, after: busyPause)
             return
@@ -138,6 +145,12 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
     }
 
     private func exited(_ token: ChildToken, command index: Int, _ result: Result<TerminationStatus, SystemError>) {
+        if case .inherited(let foreground?) = terminal {
+            TerminalForeground.reclaim(foreground)
+            // Ctrl-C reached only the command, which had the foreground: it stops the run as it would
+            // have had jobgraph been in the foreground, before this attempt ends (docs/pipeline.md, "Interactive tasks").
+            if case .success(.signalled(let signal, _)) = result, signal == SIGINT { reporter.interruptsRun() }
+        }
         enum Next { case spawn(Int), finish(TaskResult), wait, stopOthers }
         let (next, group) = state.withLock { state -> (Next, ProcessID?) in
             let group = state.running.removeValue(forKey: token.rawValue)

@@ -3,13 +3,16 @@ import PipelineModel
 extension TaskSpec {
     /// What decides when and how the task runs beyond its needs, as short phrases for `run --dry-run`,
     /// `list` and `graph`: `parallel: 3 commands`, `if file build/a exists and $HOME is set`,
-    /// `exclusive: db`, `service, ready when 127.0.0.1:8765 is reachable within 10s`. Empty for a plain task.
+    /// `exclusive: db`, `service, ready when 127.0.0.1:8765 is reachable within 10s`, `prompts 'Deploy?', alone`.
+    /// Empty for a plain task.
     public var gateNotes: [String] {
         var notes: [String] = []
         if case .parallel(let commands) = action { notes.append("parallel: \(commands.count) command\(commands.count == 1 ? "" : "s")") }
         if !conditions.isEmpty { notes.append("if " + conditions.map(\.summary).joined(separator: " and ")) }
         if !exclusive.isEmpty { notes.append("exclusive: " + exclusive.joined(separator: ", ")) }
         if let service { notes.append(service.summary) }
+        if isInteractive { notes.append("interactive, alone") }
+        if let prompt { notes.append("prompts '\(prompt)', alone") }
         return notes
     }
 }

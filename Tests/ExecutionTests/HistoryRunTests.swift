@@ -284,7 +284,7 @@ private struct Project {
     func run(jobs: Int = 2, force: Bool = false, loop: EventLoop? = nil,
              react: (RunEvent, Runner) async -> Void = { _, _ in },
              history: (RunRecorder) -> any TaskHistory = { $0 }) async throws -> Run {
-        let lock = try store.acquireRunLock()
+        let lock = try store.acquireRunLock(for: "p.yaml")
         defer { lock.release() }
         var configuration = RunConfiguration(
             jobs: jobs, pipelineDirectory: directory.path, stateDirectory: directory.file(".jobgraph"),

@@ -55,6 +55,39 @@ private func drive(_ plan: inout Plan, outcomes: [String: Plan.Outcome] = [:]) -
         #expect(plan.take().started.count == 1)
     }
 
+    @Test func aTaskThatRunsAloneWaitsForTheRunningOnesAndNothingStartsBesideIt() {
+        // `console` ranks first; `a` and `b` already run when it becomes ready.
+        var plan = Plan(tasks: [
+            Task(id: "a"), Task(id: "b"), Task(id: "gate"), Task(id: "console", criticalPath: 9, needs: [2], runsAlone: true),
+            Task(id: "c"), Task(id: "d"),
+        ], jobs: 3, queueLimits: [3], keepGoing: false)
+        _ = plan.begin()
+        #expect(Set(plan.take().started) == [0, 1, 2])
+        _ = plan.record(2, .succeeded)
+        // Nothing passes the ready `console`, which waits for `a` and `b`.
+        #expect(plan.take().started.isEmpty)
+        _ = plan.record(0, .succeeded)
+        #expect(plan.take().started.isEmpty)
+        _ = plan.record(1, .succeeded)
+        #expect(plan.take().started == [3])
+        // Free slots stay free while it executes.
+        #expect(plan.take().started.isEmpty)
+        _ = plan.record(3, .succeeded)
+        #expect(Set(plan.take().started) == [4, 5])
+    }
+
+    @Test func aReadyServiceRunsOnBesideATaskThatRunsAlone() {
+        var plan = Plan(tasks: [
+            Task(id: "server", isService: true), Task(id: "console", needs: [0], runsAlone: true), Task(id: "after", needs: [1]),
+        ], jobs: 2, queueLimits: [2], keepGoing: false)
+        _ = plan.begin()
+        #expect(plan.take().started == [0])
+        _ = plan.serviceReady(0)
+        #expect(plan.take().started == [1])
+        _ = plan.record(1, .succeeded)
+        #expect(plan.take().started == [2])
+    }
+
     @Test func aFailureSkipsDependentsAndStopsNewStartsButFailureAndAlwaysTasksRun() {
         var plan = Plan(tasks: [
             Task(id: "build"), Task(id: "test", needs: [0]), Task(id: "report", when: .failure, needs: [0]),

@@ -99,14 +99,14 @@ import Glibc
             import sqlite3, sys
             connection = sqlite3.connect(sys.argv[1])
             connection.execute("CREATE TABLE future (x)")
-            connection.execute("PRAGMA user_version = 9")
+            connection.execute("PRAGMA user_version = 10")
             connection.commit()
             """, [stateFile(folder)])
         let original = try #require(FileManager.default.contents(atPath: stateFile(folder)))
         let run = try await folder.run()
         #expect(run.status == 2)
         #expect(run.events.isEmpty)
-        #expect(run.outcome.errorLines == ["error: '\(stateFile(folder))' has schema version 9, but this jobgraph knows up to \(StateStore.schemaVersion); "
+        #expect(run.outcome.errorLines == ["error: '\(stateFile(folder))' has schema version 10, but this jobgraph knows up to \(StateStore.schemaVersion); "
             + "a newer jobgraph wrote it: run that one, or delete the file to start afresh (it is left as it is)"])
         #expect(FileManager.default.contents(atPath: stateFile(folder)) == original)
         #expect(try setAside(folder).isEmpty)
@@ -131,7 +131,7 @@ import Glibc
         #expect(!folder.directory.exists("out.txt"))
     }
 
-    /// A run killed with SIGKILL leaves its pid in `.jobgraph/lock`, but the kernel dropped its `flock`.
+    /// A run killed with SIGKILL leaves its pid in `.jobgraph/p.yaml.lock`, but the kernel dropped its `flock`.
     @Test func aLockLeftByAKilledRunBlocksNothing() async throws {
         // `hold` must still run when the kill comes, however late: a task that ended by itself after 60 s
         // let a run under ThreadSanitizer on a loaded machine finish normally first (status 0, lock emptied).
@@ -150,7 +150,7 @@ import Glibc
         if let task = Int32((folder.directory.read("task.pid") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) {
             kill(task, SIGKILL)  // the orphaned task: only jobgraph itself had to die
         }
-        #expect(folder.directory.read(".jobgraph/lock")?.trimmingCharacters(in: .whitespacesAndNewlines) == String(killed.pid),
+        #expect(folder.directory.read(".jobgraph/p.yaml.lock")?.trimmingCharacters(in: .whitespacesAndNewlines) == String(killed.pid),
                 "the dead run's pid stays in the lock file")
         try folder.rewrite("""
             version: 1

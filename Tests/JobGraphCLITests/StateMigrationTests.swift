@@ -84,8 +84,8 @@ struct StateMigrationTests {
             print(",".join(row[1] for row in database.execute("PRAGMA table_info(runs)")))
             print(database.execute("PRAGMA integrity_check").fetchone()[0])
             """, in: folder).split(separator: "\n") == [
-                "8", "files,runs,task_attempts,task_fingerprints,task_inputs,task_runs", "0", "runs_by_pipeline",
-                "id,pipeline,started_at,ended_at,outcome,task_count,jobs,critical_path", "ok",
+                "9", "files,runs,task_attempts,task_fingerprints,task_inputs,task_runs", "0", "runs_by_pipeline",
+                "id,pipeline,started_at,ended_at,outcome,task_count,jobs,critical_path,nested_in", "ok",
             ])
     }
 
@@ -100,5 +100,22 @@ struct StateMigrationTests {
         let history = try await folder.history()
         #expect(history.outputLines.contains { $0.contains("#8") && $0.hasSuffix("2 up-to-date") }, "\(history.outputLines)")
         #expect(history.outputLines.contains { $0.contains("#7") && $0.hasSuffix("2 succeeded") }, "\(history.outputLines)")
+    }
+
+    /// Version 9 keys each up-to-date record by pipeline file and task: the fixture's, written for `p.yaml`'s
+    /// tasks by bare id, move under `p.yaml` with their inputs.
+    @Test func theUpToDateRecordsMoveUnderTheirPipelinesName() async throws {
+        let folder = try folderWithVersion7State()
+        defer { folder.remove() }
+        let before = await Self.sqlite("""
+            print(database.execute("SELECT count(*) FROM task_inputs").fetchone()[0])
+            """, in: folder)
+        #expect(try await folder.history().status == 0)
+        #expect(await Self.sqlite("""
+            print(",".join(row[0].replace("\\x1f", "|") for row in database.execute("SELECT task FROM task_fingerprints ORDER BY task")))
+            print(",".join(sorted(set(row[0].replace("\\x1f", "|") for row in database.execute("SELECT task FROM task_inputs")))))
+            print(database.execute("SELECT count(*) FROM task_inputs").fetchone()[0])
+            print(database.execute("PRAGMA foreign_key_check").fetchall())
+            """, in: folder).split(separator: "\n") == ["p.yaml|a,p.yaml|b", "p.yaml|a,p.yaml|b", Substring(before.trimmingCharacters(in: .whitespacesAndNewlines)), "[]"])
     }
 }

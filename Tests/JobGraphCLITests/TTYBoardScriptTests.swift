@@ -2,11 +2,13 @@ import Foundation
 import JobGraphTestSupport
 import Testing
 
-/// Runs `Tests/tty/board.sh`, which drives `jobgraph run` in a real terminal (tmux) and checks the live
-/// board, the screen it leaves and the `TERM=dumb` fallback.
+/// Runs the scripts of `Tests/tty`, which drive `jobgraph run` in a real terminal (tmux): `board.sh` checks
+/// the live board, the screen it leaves and the `TERM=dumb` fallback; `console.sh` the tasks that use the
+/// terminal (`interactive`, `prompt`).
 @Suite(.hangLimit(minutes: 1))
 struct TTYBoardScriptTests {
-    @Test func theLiveBoardWorksInARealTerminal() async throws {
+    @Test(arguments: ["board.sh", "console.sh"])
+    func theTerminalScriptPasses(_ name: String) async throws {
         let tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard tmux != nil else {
             Issue.record("tmux is not installed, so the terminal board cannot be tested: install it (apt-get install tmux)")
@@ -14,7 +16,7 @@ struct TTYBoardScriptTests {
         }
         let directory = try ScratchDirectory("jobgraph-tty")
         defer { directory.remove() }
-        let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/tty/board.sh").path
+        let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/tty/" + name).path
         let binary = try JobGraphBinary.location()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")

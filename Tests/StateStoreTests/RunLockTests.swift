@@ -24,29 +24,29 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try StateStore.open(directory: directory.path)
-        let child = try holder(of: store.lockPath)
+        let child = try holder(of: store.lockPath(for: "p.yaml"))
         try #require(await child.readLine() == "locked")
 
-        let error = #expect(throws: StateStoreError.self) { try store.acquireRunLock() }
+        let error = #expect(throws: StateStoreError.self) { try store.acquireRunLock(for: "p.yaml") }
         #expect(error == .runLockHeld(pid: child.pid))
         #expect(error?.description == "another jobgraph run (pid \(child.pid)) is using .jobgraph/; wait for it or pass --wait")
 
         try child.closeInput()
         #expect(await child.wait() == 0)
-        let lock = try store.acquireRunLock()
+        let lock = try store.acquireRunLock(for: "p.yaml")
         #expect(lock.isHeld)
-        #expect(try String(contentsOfFile: store.lockPath, encoding: .utf8) == "\(getpid())\n")
+        #expect(try String(contentsOfFile: store.lockPath(for: "p.yaml"), encoding: .utf8) == "\(getpid())\n")
     }
 
     @Test func aHolderKilledWithSIGKILLLeavesNoStaleLock() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try StateStore.open(directory: directory.path)
-        let child = try holder(of: store.lockPath)
+        let child = try holder(of: store.lockPath(for: "p.yaml"))
         try #require(await child.readLine() == "locked")
         kill(child.pid, SIGKILL)
         _ = await child.wait()
-        let lock = try store.acquireRunLock()
+        let lock = try store.acquireRunLock(for: "p.yaml")
         #expect(lock.isHeld)
     }
 
@@ -54,20 +54,20 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try StateStore.open(directory: directory.path)
-        let lock = try store.acquireRunLock()
-        #expect(await runToEnd("/usr/bin/flock", ["-n", store.lockPath, "true"]) == 1)
+        let lock = try store.acquireRunLock(for: "p.yaml")
+        #expect(await runToEnd("/usr/bin/flock", ["-n", store.lockPath(for: "p.yaml"), "true"]) == 1)
         lock.release()
         lock.release()  // twice is harmless
         #expect(!lock.isHeld)
-        #expect(try String(contentsOfFile: store.lockPath, encoding: .utf8) == "")
-        #expect(await runToEnd("/usr/bin/flock", ["-n", store.lockPath, "true"]) == 0)
+        #expect(try String(contentsOfFile: store.lockPath(for: "p.yaml"), encoding: .utf8) == "")
+        #expect(await runToEnd("/usr/bin/flock", ["-n", store.lockPath(for: "p.yaml"), "true"]) == 0)
     }
 
     @Test func childProcessesDoNotInheritTheLock() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try StateStore.open(directory: directory.path)
-        let lock = try store.acquireRunLock()
+        let lock = try store.acquireRunLock(for: "p.yaml")
         // posix_spawn without file actions: the child gets every descriptor not marked close-on-exec.
         var pid: pid_t = 0
         let arguments = ["/bin/sleep", "30"]
@@ -80,23 +80,23 @@ import Testing
             waitpid(pid, &status, 0)
         }
         lock.release()
-        #expect(await runToEnd("/usr/bin/flock", ["-n", store.lockPath, "true"]) == 0)
+        #expect(await runToEnd("/usr/bin/flock", ["-n", store.lockPath(for: "p.yaml"), "true"]) == 0)
     }
 
     @Test func waitingBlocksUntilTheHolderLetsGo() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try StateStore.open(directory: directory.path)
-        let child = try holder(of: store.lockPath)
+        let child = try holder(of: store.lockPath(for: "p.yaml"))
         try #require(await child.readLine() == "locked")
 
         let acquired = Locked<RunLock?>(nil)
         // Blocked in `flock` on a thread of its own, not one of Swift's concurrency.
         let waiter = Task { () throws -> Void in
-            let lock = try await onThreadOfItsOwn { Result { try store.waitForRunLock() } }.get()
+            let lock = try await onThreadOfItsOwn { Result { try store.waitForRunLock(for: "p.yaml") } }.get()
             acquired.withLock { $0 = lock }
         }
-        #expect(await eventually { ProcessTable.waitsForLock(getpid(), on: store.lockPath) })
+        #expect(await eventually { ProcessTable.waitsForLock(getpid(), on: store.lockPath(for: "p.yaml")) })
         #expect(acquired.withLock { $0 } == nil)
         try child.closeInput()
         #expect(await child.wait() == 0)

@@ -120,7 +120,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try StateStore.open(directory: directory.path)
-        let lock = try store.acquireRunLock()
+        let lock = try store.acquireRunLock(for: "ci.yaml")
         _ = try store.beginRun(pipelineFile: "ci.yaml", startTime: start, taskCount: 1)
         #expect(try store.recentRuns().map(\.outcome) == [.running])
         lock.release()
@@ -134,7 +134,7 @@ import Testing
         defer { directory.remove() }
         let store = try StateStore.open(directory: directory.path)
         _ = try store.beginRun(pipelineFile: "ci.yaml", startTime: start, taskCount: 1)
-        try "\(getpid())\n".write(toFile: store.lockPath, atomically: false, encoding: .utf8)
+        try "\(getpid())\n".write(toFile: store.lockPath(for: "ci.yaml"), atomically: false, encoding: .utf8)
         #expect(try store.recentRuns().map(\.outcome) == [.interrupted])
     }
 

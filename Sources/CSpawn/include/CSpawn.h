@@ -22,6 +22,12 @@ typedef struct {
     const char *directory;
     /// The child's niceness, set before its exec; 0 keeps the calling thread's.
     int niceness;
+    /// Nonzero: descriptors 0–2 stay this process's own (an interactive task), and `output` and `input`
+    /// are not used.
+    int inherits_standard_descriptors;
+    /// A terminal descriptor whose foreground process group the child's new group becomes before its exec,
+    /// or -1 to leave the terminal alone.
+    int terminal;
 } jobgraph_spawn_request;
 
 /// Starts `request->path` in a new process group of its own, with an empty signal mask, every signal at its
