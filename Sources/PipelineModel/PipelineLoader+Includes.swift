@@ -42,6 +42,18 @@ extension PipelineLoader {
                 failed.insert(include.name)
                 continue
             }
+            let namespace = include.name + ":"
+            var clashed = false
+            for task in tasks.prefix(ownTaskCount) where task.id.rawValue.hasPrefix(namespace) {
+                diagnostics.error(
+                    "task id '\(task.id.rawValue)' is in the names of include '\(include.name)' (line \(include.location.line)); rename the task or the include",
+                    at: task.location)
+                clashed = true
+            }
+            if clashed {
+                failed.insert(include.name)
+                continue
+            }
             let path = include.file.value.hasPrefix("/") ? include.file.value : joined(folder, include.file.value)
             guard let real = realPath(path) else {
                 diagnostics.error(

@@ -195,8 +195,9 @@ extension TaskSpec {
         var aliases: [Located<TaskID>] = []
         for name in names {
             guard let text = name.scalar?.text else { continue }
-            guard TaskID.syntax(of: text) == .plain else {
-                decoder.error("invalid alias '\(NodeDecoder.shortened(text))'; use letters, digits, '-', '_' and '.'", at: name)
+            guard TaskID.isValid(text) else {
+                decoder.error(
+                    "invalid alias '\(NodeDecoder.shortened(text))'; use letters, digits, '-', '_' and '.', with ':' between parts", at: name)
                 continue
             }
             aliases.append(Located(TaskID(text), at: name.location))

@@ -35,7 +35,7 @@ import Testing
         let loaded = load("version: 1\ntasks:\n  a: {run: echo, needs: [b, 'c d']}\n  b: {}\n  c d: {run: echo}\n")
         #expect(loaded.messages == [
             "task 'b' has no action; give it one of 'run', 'parallel', 'download' or 'filter', or 'needs' to make it a group of tasks",
-            "invalid task id 'c d'; use letters, digits, '-', '_' and '.'",
+            "invalid task id 'c d'; use letters, digits, '-', '_' and '.', with ':' between parts",
         ])
     }
 

@@ -20,6 +20,26 @@ import Testing
         return Loaded(pipeline: pipeline, diagnostics: diagnostics)
     }
 
+    /// An id of the file's own may hold `:` (`lint:fix`), but not inside an include's names, where it
+    /// could be taken for the included file's task.
+    @Test func anOwnIDInsideAnIncludesNamesIsRefusedAtTheTask() throws {
+        let directory = try Self.folder([
+            "jobgraph.yaml": """
+                version: 1
+                include: {web: website/jobgraph.yaml}
+                tasks:
+                  lint:fix: {run: echo fix}
+                  web:build: {run: echo mine}
+                """,
+            "website/jobgraph.yaml": "version: 1\ntasks:\n  build: {run: echo build}\n",
+        ])
+        defer { directory.remove() }
+        let loaded = Self.load(directory)
+        #expect(loaded.messages == [
+            "task id 'web:build' is in the names of include 'web' (line 2); rename the task or the include",
+        ])
+    }
+
     @Test func includedTasksAreNamespacedWithTheirNeedsFolderAndVariables() throws {
         let directory = try Self.folder([
             "jobgraph.yaml": """
