@@ -71,7 +71,7 @@ extension TaskGraph {
         // Given with a bad value: reported as such, not again as missing.
         var refused: Set<String> = []
         for (name, values) in zip(arguments.names, arguments.values) where !values.isEmpty {
-            guard let range = indices(named: name), let node = nodes[range].first else { continue }  // selection reported it
+            guard let range = indices(named: resolvedName(name)), let node = nodes[range].first else { continue }  // selection reported it
             let spec = node.spec
             for (parameterName, value) in values {
                 guard let parameter = spec.parameters.first(where: { $0.name == parameterName }) else {
