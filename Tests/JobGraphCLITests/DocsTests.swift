@@ -51,7 +51,7 @@ struct DocsTests {
 
     @Test func theReadmeLinksTheDocsAndNothingOutsideTheRepository() throws {
         let readme = try Self.page("README.md")
-        for page in ["docs/pipeline.md", "docs/cli.md", "docs/events.md", "docs/state.md"] {
+        for page in ["docs/pipeline.md", "docs/cli.md", "docs/events.md", "docs/state.md", "docs/coming-from.md"] {
             #expect(readme.contains("(\(page))"), "README.md does not link \(page)")
         }
         // Markdown links to relative targets must stay inside the repository and exist.

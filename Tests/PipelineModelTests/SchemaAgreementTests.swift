@@ -81,7 +81,9 @@ import YAMLNodes
     @Test func validFixturesAndExamplesAreSchemaValidAndLoad() async throws {
         let files = Self.files(in: Fixtures.directory.appendingPathComponent("valid"), prefix: "valid")
             + Self.files(in: Fixtures.repositoryRoot.appendingPathComponent("examples"), prefix: "examples")
+            + Self.portFiles()
         #expect(files.contains { $0.name.hasPrefix("examples/") }, "no examples/*.yaml found")
+        #expect(files.filter { $0.name.hasPrefix("examples/ports/") }.count == 4, "not the 4 files of examples/ports/")
         #expect(files.contains { $0.name.hasPrefix("valid/") }, "no Tests/Fixtures/valid/*.yaml found")
 
         let verdicts = try await SchemaCheck.verdicts(for: files)
@@ -113,6 +115,15 @@ import YAMLNodes
             var diagnostics = Diagnostics()
             let pipeline = PipelineLoader.load(contentsOf: file.url.path, diagnostics: &diagnostics)
             #expect(pipeline == nil && diagnostics.hasErrors, "the loader accepts \(file.name), which the schema rejects")
+        }
+    }
+
+    /// The ported task files of `examples/ports/`, the included ones among them.
+    private static func portFiles() -> [(name: String, url: URL)] {
+        let root = Fixtures.repositoryRoot.appendingPathComponent("examples/ports")
+        let names = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
+        return names.filter { $0.hasSuffix(".yaml") }.sorted().map { name in
+            (name: "examples/ports/\(name)", url: root.appendingPathComponent(name))
         }
     }
 
