@@ -34,6 +34,9 @@ public final class LocalExecutor: TaskExecutor {
     public func start(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution {
         // A task that uses the terminal waits for the board to step aside, then for its answer, on a thread.
         if work.prompt != nil || work.isInteractive && handoff != nil {
+            // Truncated now: a task that fails at its prompt writes no line, and an earlier run's log must
+            // not stand in for this run's in the summary.
+            if work.attempt == 1 && !work.appendsToLog { try openLog(for: work).close() }
             var agreed = work
             agreed.prompt = nil
             return try TerminalStep.start(question: work.prompt, taskID: work.id, handoff: handoff, reporter: reporter) { [self] in

@@ -38,6 +38,25 @@ struct TerminalTaskTests {
         #expect(directory.read("deployed.txt") == nil)
     }
 
+    /// The summary of a failed task shows its log's last lines: a task that failed at its prompt wrote none,
+    /// so the lines of the run before, when it was answered yes, must not appear as this run's.
+    @Test func aTaskThatFailsAtItsPromptShowsNoLinesOfAnEarlierRun() async throws {
+        let directory = try ScratchDirectory("jobgraph-terminal")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            tasks:
+              release: {prompt: "Release?", run: "echo released-earlier"}
+            """, to: "p.yaml")
+        let answered = try await Self.runWithoutTerminal(["run", "p.yaml", "--yes"], in: directory)
+        #expect(answered.status == 0, "\(answered.standardError)")
+        #expect(directory.read(".jobgraph/logs/release.log")?.contains("released-earlier") == true)
+        let refused = try await Self.runWithoutTerminal(["run", "p.yaml"], in: directory)
+        #expect(refused.status == 1, "\(refused.standardError)")
+        #expect(refused.standardOutput.contains("release failed: cannot ask 'Release?'"), "\(refused.standardOutput)")
+        #expect(!refused.standardOutput.contains("released-earlier"), "\(refused.standardOutput)")
+    }
+
     @Test func yesAnswersThePromptWithoutAsking() async throws {
         let directory = try ScratchDirectory("jobgraph-terminal")
         defer { directory.remove() }
