@@ -119,8 +119,9 @@ extension Runner {
     }
 
     /// Runs a shell command for a task (a hook or a condition) through the executor; true on success.
-    func runCommand(_ command: String, for task: RunTask) async -> Bool {
-        guard let work = try? resolver.get().commandWork(command, for: task) else { return false }
+    /// - Parameter attempt: the task's attempt it follows (a hook's is the last), for `JOBGRAPH_ATTEMPT`.
+    func runCommand(_ command: String, for task: RunTask, attempt: Int = 1) async -> Bool {
+        guard let work = try? resolver.get().commandWork(command, for: task, attempt: attempt) else { return false }
         return await run(work)
     }
 

@@ -99,13 +99,20 @@ extension Runner {
 
     func attemptEnded(_ index: Int, attempt: Int, _ result: TaskResult) {
         enum Next { case retry(Double), hook(String, RunTask), complete(Step) }
+        var result = result
         let next = state.withLock { book -> Next in
             let task = book.tasks[index]
             book.executions[index] = nil
             book.endedAttempt[index] = attempt
             let stopped = book.stop != nil && book.terminated.contains(index)
-            if case .failed(let exitCode, let reason) = result, attempt <= task.spec.retries, book.stop == nil,
-               task.spec.service == nil {
+            if case .failed(let exitCode, let reason, let cause) = result, attempt <= task.spec.retries, book.stop == nil,
+               task.spec.service == nil, !task.spec.retries(cause: cause, exitCode: exitCode) {
+                // Contract: a failure `retry_on` does not list fails the task at once, and says why (docs/pipeline.md, "Retries").
+                result = .failed(exitCode: exitCode, reason: reason + "; " + Self.notRetried(cause: cause, exitCode: exitCode, spec: task.spec),
+                                 cause: cause)
+            }
+            if case .failed(let exitCode, let reason, let cause) = result, attempt <= task.spec.retries, book.stop == nil,
+               task.spec.service == nil, task.spec.retries(cause: cause, exitCode: exitCode) {
                 let duration = book.attemptStarted[index].map { (clock.now - $0).inSeconds }
                 emit(index, from: .executing, to: .failed, exitCode: exitCode, error: reason + "; retrying", duration: duration, in: &book)
                 book.pendingRetries[index] = attempt
@@ -117,7 +124,7 @@ extension Runner {
             book.results[index] = result
             // Contract: completion hooks run once the terminal state is known, before dependents go on.
             let hook = result.isSuccess || book.stoppedServices.contains(index) ? task.spec.onSuccess : task.spec.onFailure
-            if let hook, !stopped, let command = try? hook.rendered(in: (try? resolver.get())?.context(for: task)
+            if let hook, !stopped, let command = try? hook.rendered(in: (try? resolver.get())?.context(for: task, attempt: attempt)
                 ?? TemplateContext(variables: [:]), as: .shellQuoted) {  // the loader checked the template's names
                 return .hook(command, task)
             }
@@ -129,7 +136,7 @@ extension Runner {
             DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.retry(index, after: attempt) }
         case .hook(let command, let task):
             Task { [self] in
-                let hookSucceeded = await runCommand(command, for: task)
+                let hookSucceeded = await runCommand(command, for: task, attempt: attempt)
                 if !hookSucceeded {
                     state.withLock { book in
                         book.hookFailures.append(RunSummary.FailedTask(
@@ -142,6 +149,13 @@ extension Runner {
         case .complete(let step):
             perform(step)
         }
+    }
+
+    /// Why a failure was not retried: `not retried: retry_on [timeout] does not list exit code 3`.
+    static func notRetried(cause: FailureCause?, exitCode: Int32?, spec: TaskSpec) -> String {
+        let what = cause.map { $0.rawValue } ?? exitCode.map { "exit code \($0)" } ?? "a failure of no known cause"
+        let listed = (spec.retryOn ?? []).map(\.text).joined(separator: ", ")
+        return "not retried: retry_on [\(listed)] does not list \(what)"
     }
 
     /// Records a task's final result in the Plan and moves the run on.
@@ -170,12 +184,12 @@ extension Runner {
             error = reason
         case .succeeded:
             outcome = .succeeded
-        case .failed(let code, _) where book.stoppedServices.contains(index) && !(book.stop != nil && book.terminated.contains(index)):
+        case .failed(let code, _, _) where book.stoppedServices.contains(index) && !(book.stop != nil && book.terminated.contains(index)):
             // A service stopped because nothing needs it any more ended as planned; one that was running
             // when a signal stopped the run is cancelled like every other task, whichever stop came first.
             outcome = .succeeded
             exitCode = code
-        case .failed(let code, var reason):
+        case .failed(let code, var reason, _):
             let stoppedByUs = book.stop != nil && book.terminated.contains(index)
             outcome = stoppedByUs ? .cancelled : .failed
             // A service not ready in time was terminated by the runner: say why, not how its process ended.

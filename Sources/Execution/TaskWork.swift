@@ -12,6 +12,10 @@ public struct TaskWork: Sendable {
         case filter(FilterWork)
     }
 
+    /// The variable that tells a task's processes their attempt, 1 for the first: executors set it from
+    /// `attempt`, as `environment` does not hold it (docs/pipeline.md, "Retries").
+    public static let attemptVariable = "JOBGRAPH_ATTEMPT"
+
     public var id: TaskID
     /// 1 for the first attempt.
     public var attempt: Int
@@ -85,8 +89,9 @@ public struct FilterWork: Sendable {
 /// How one attempt ended.
 public enum TaskResult: Sendable, Equatable {
     case succeeded
-    /// `exitCode` when a process exited with one; `reason` says what went wrong in a sentence.
-    case failed(exitCode: Int32?, reason: String)
+    /// `exitCode` when a process exited with one; `reason` says what went wrong in a sentence; `cause`
+    /// where the executor can tell it (`retry_on` names it), `nil` for a plain exit code or the unknown.
+    case failed(exitCode: Int32?, reason: String, cause: FailureCause? = nil)
 
     public var isSuccess: Bool { self == .succeeded }
 }

@@ -1,7 +1,7 @@
 import JobGraphBasics
 import PipelineModel
 
-/// What `{{ … }}` placeholders can name while a task is resolved: the vars, and `item` in a fan-out.
+/// What `{{ … }}` placeholders can name while a task is resolved: the vars, `item` in a fan-out, and `attempt`.
 public struct TemplateContext: Sendable {
     public var variables: [String: String]
     public var item: ItemValue?
@@ -9,6 +9,8 @@ public struct TemplateContext: Sendable {
     public var pipelineDirectory: String
     /// The folder a relative path is joined to (the task's `cwd`; the pipeline's for `cwd` itself).
     public var workingDirectory: String
+    /// `{{ attempt }}`: 1 for the first attempt.
+    public var attempt = 1
 
     public init(variables: [String: String], item: ItemValue? = nil, pipelineDirectory: String = ".", workingDirectory: String? = nil) {
         self.variables = variables
@@ -89,6 +91,7 @@ extension TemplateContext {
                 throw TemplateError(message: "{{ \(name) }} does not fit this item")
             }
         }
+        if path == ["attempt"] { return String(attempt) }
         guard path.count == 1, let value = variables[path[0]] else {
             throw TemplateError(message: "unknown variable '\(name)'")
         }

@@ -39,6 +39,8 @@ final class WorkResolver: Sendable {
         self.hookEnvironment = hookEnvironment
         exported = Set(graph.pipeline.exportedVariables)
         for name in graph.pipeline.exportedVariables { environment[name] = variables[name] }
+        // A nested run's tasks get their own attempt number, never their caller's.
+        environment[TaskWork.attemptVariable] = nil
         baseEnvironment = environment
         baseEnvironmentBlock = EnvironmentBlock(environment, excluding: DescendantSweep.taskVariable)
     }
@@ -67,26 +69,32 @@ final class WorkResolver: Sendable {
     /// The task's values, and the folders its paths are checked against and joined to. Every caller that
     /// renders a path has already resolved the task's folder with `try`, so an unrenderable `cwd` falls
     /// back to the pipeline's folder here rather than throwing twice.
-    func context(for task: RunTask) -> TemplateContext {
-        TemplateContext(variables: templateVariables(for: task), item: task.item, pipelineDirectory: configuration.pipelineDirectory,
-                        workingDirectory: (try? fanOutDirectory(for: task)) ?? configuration.pipelineDirectory)
+    /// - Parameter attempt: `{{ attempt }}` (a hook's is its task's last attempt).
+    func context(for task: RunTask, attempt: Int = 1) -> TemplateContext {
+        var context = TemplateContext(variables: templateVariables(for: task), item: task.item, pipelineDirectory: configuration.pipelineDirectory,
+                                      workingDirectory: (try? fanOutDirectory(for: task)) ?? configuration.pipelineDirectory)
+        context.attempt = attempt
+        return context
     }
 
     /// The context in which `cwd` itself is rendered: relative to the pipeline's folder.
-    private func folderContext(for task: RunTask) -> TemplateContext {
-        TemplateContext(variables: templateVariables(for: task), item: task.item, pipelineDirectory: configuration.pipelineDirectory)
+    private func folderContext(for task: RunTask, attempt: Int = 1) -> TemplateContext {
+        var context = TemplateContext(variables: templateVariables(for: task), item: task.item, pipelineDirectory: configuration.pipelineDirectory)
+        context.attempt = attempt
+        return context
     }
 
     /// The task's environment: the base, the vars it uses and its params, then its own `env`.
-    func environment(for task: RunTask) throws(TemplateError) -> [String: String] {
-        try environment(for: task, adding: ownVariables(of: task))
+    func environment(for task: RunTask, attempt: Int = 1) throws(TemplateError) -> [String: String] {
+        try environment(for: task, adding: ownVariables(of: task), attempt: attempt)
     }
 
-    private func environment(for task: RunTask, adding own: [(name: String, value: String)]) throws(TemplateError) -> [String: String] {
+    private func environment(for task: RunTask, adding own: [(name: String, value: String)], attempt: Int) throws(TemplateError)
+        -> [String: String] {
         var environment = baseEnvironment
         for (name, value) in own { environment[name] = value }
         guard !task.spec.environment.isEmpty else { return environment }
-        let context = folderContext(for: task)
+        let context = folderContext(for: task, attempt: attempt)
         for entry in task.spec.environment { environment[entry.name] = try entry.value.rendered(in: context) }
         return environment
     }
@@ -113,9 +121,10 @@ final class WorkResolver: Sendable {
 
     /// A shell command run on behalf of a task (a hook, a condition), in its folder and environment,
     /// writing to its log after what is already there.
-    func commandWork(_ command: String, for task: RunTask, logName: String? = nil) throws(TemplateError) -> TaskWork {
-        TaskWork(id: task.id, attempt: 1, work: .shell(commands: [command], concurrently: false),
-                 workingDirectory: try workingDirectory(for: task), environment: try environment(for: task),
+    /// - Parameter attempt: the task's attempt the command follows (a hook's is the last), for `JOBGRAPH_ATTEMPT`.
+    func commandWork(_ command: String, for task: RunTask, logName: String? = nil, attempt: Int = 1) throws(TemplateError) -> TaskWork {
+        TaskWork(id: task.id, attempt: attempt, work: .shell(commands: [command], concurrently: false),
+                 workingDirectory: try workingDirectory(for: task), environment: try environment(for: task, attempt: attempt),
                  niceness: task.qos?.niceness ?? 0, timeout: task.spec.timeout,
                  logPath: logPath(for: TaskID(logName ?? task.id.rawValue)), appendsToLog: true)
     }
@@ -146,10 +155,13 @@ final class WorkResolver: Sendable {
         -> (work: TaskWork, inputs: [String], outputs: [String]) {
         let spec = task.spec
         let own = ownVariables(of: task)
-        let environment = try environment(for: task, adding: own)
+        let environment = try environment(for: task, adding: own, attempt: attempt)
         let directory = try workingDirectory(for: task)
-        let context = TemplateContext(variables: templateVariables(for: task), item: task.item, pipelineDirectory: configuration.pipelineDirectory,
+        var context = TemplateContext(variables: templateVariables(for: task), item: task.item, pipelineDirectory: configuration.pipelineDirectory,
                                       workingDirectory: try fanOutDirectory(for: task, workingDirectory: directory))
+        // Only commands, `env` and hooks may name the attempt (the decoder sees to it), so the paths
+        // rendered here are the same for every attempt.
+        context.attempt = attempt
         let paths = try declaredPaths(of: spec, in: context)
         let work: TaskWork.Work
         var processLimit: Int?
@@ -167,7 +179,8 @@ final class WorkResolver: Sendable {
         }
         var taskWork = TaskWork(
             id: task.id, attempt: attempt, work: work, workingDirectory: directory, environment: environment,
-            niceness: task.qos?.niceness ?? 0, timeout: spec.timeout, logPath: logPath, processLimit: processLimit,
+            niceness: task.qos?.niceness ?? 0, timeout: spec.timeout.map { timeout in spec.retryScale?.time(timeout, attempt: attempt) ?? timeout },
+            logPath: logPath, processLimit: processLimit,
             sharedEnvironment: spec.environment.isEmpty && own.isEmpty ? baseEnvironmentBlock : nil)
         taskWork.isInteractive = spec.isInteractive
         // Asked before the first attempt only: a retry repeats what was agreed to.

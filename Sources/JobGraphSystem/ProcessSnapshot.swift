@@ -82,7 +82,7 @@ public struct ProcessSnapshot: Sendable {
     }
 
     /// The first `limit` bytes of a `/proc` file, or `nil` when it cannot be opened.
-    private static func readSmallFile(_ path: String, limit: Int = 4096) -> [UInt8]? {
+    static func readSmallFile(_ path: String, limit: Int = 4096) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

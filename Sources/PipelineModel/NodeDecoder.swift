@@ -12,6 +12,9 @@ struct NodeDecoder {
     /// Names of `vars` (after `--var` overrides), in file order, for templates and suggestions.
     private(set) var variableNames: [String] = []
     private(set) var variableSet: Set<String> = []
+    /// Whether `{{ attempt }}` may be used where templates are decoded now: in a task's commands, `env`
+    /// and hooks, never in a path (a task's files must not depend on its attempt).
+    var allowsAttempt = false
     /// The include that reads this file, or `nil` for the file that is run.
     let inclusion: Inclusion?
 

@@ -260,6 +260,7 @@ extension Variable {
     /// - Parameter noun: what the name names, for the message (`variable`, `parameter`).
     static func nameProblem(_ name: String, noun: String = "variable") -> String? {
         if name == "item" { return "'item' is reserved for 'foreach' items; choose another \(noun) name" }
+        if name == "attempt" { return "'attempt' is reserved for the attempt's number; choose another \(noun) name" }
         let scalars = name.unicodeScalars
         let isValid = scalars.first.map { $0.isASCII && ($0.properties.isAlphabetic || $0 == "_") } == true
             && scalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }

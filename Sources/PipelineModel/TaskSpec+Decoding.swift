@@ -7,7 +7,7 @@ extension TaskSpec {
         "description", "run", "parallel", "download", "filter", "needs", "queue", "priority", "qos", "cwd", "env",
         "timeout", "retries", "retry_delay", "when", "conditions", "exclusive", "inputs", "outputs", "foreach",
         "service", "on_success", "on_failure", "allow_failure", "slurm", "manual", "params", "aliases", "internal",
-        "platforms", "interactive", "prompt",
+        "platforms", "interactive", "prompt", "retry_on", "retry_scale",
     ])
 
     /// One key of a task as it will be decoded: written in the task itself, or taken from `defaults`.
@@ -101,6 +101,9 @@ extension TaskSpec {
                     continue
                 }
                 actionIndex = index
+                // Commands may name the attempt; a download's or filter's paths may not.
+                decoder.allowsAttempt = key == "run" || key == "parallel"
+                defer { decoder.allowsAttempt = false }
                 if let action = Action.decode(keyword: key, value: value, owner: owner(), item: item, decoder: &decoder) {
                     task.action = action
                 }
@@ -126,13 +129,19 @@ extension TaskSpec {
             case "cwd":
                 task.cwd = decoder.nonEmptyTemplate(value, expected: "a directory", for: key, item: item)
             case "env":
+                decoder.allowsAttempt = true
                 task.environment = EnvironmentEntry.decodeMapping(value, item: item, decoder: &decoder) ?? []
+                decoder.allowsAttempt = false
             case "timeout":
                 task.timeout = decoder.duration(value, for: key, positive: true)
             case "retries":
                 task.retries = decoder.integer(value, for: key, in: 0...Int.max) ?? task.retries
             case "retry_delay":
                 task.retryDelay = decoder.duration(value, for: key) ?? task.retryDelay
+            case "retry_on":
+                task.retryOn = decodeRetryOn(value, decoder: &decoder)
+            case "retry_scale":
+                task.retryScale = RetryScale.decode(value, owner: "'retry_scale' of \(owner())", decoder: &decoder)
             case "conditions":
                 task.conditions = Condition.decodeList(value, item: item, decoder: &decoder) ?? []
             case "exclusive":
@@ -145,7 +154,9 @@ extension TaskSpec {
                 serviceIndex = index
                 task.service = ServiceSpec.decode(value, owner: "'service' of \(owner())", item: item, decoder: &decoder)
             case "on_success", "on_failure":
+                decoder.allowsAttempt = true
                 let hook = decoder.nonEmptyTemplate(value, expected: "a shell command", for: key, item: item)
+                decoder.allowsAttempt = false
                 if key == "on_success" { task.onSuccess = hook } else { task.onFailure = hook }
             case "allow_failure":
                 task.allowFailure = decoder.bool(value, for: key) ?? false

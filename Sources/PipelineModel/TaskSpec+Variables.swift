@@ -2,14 +2,14 @@ import JobGraphBasics
 
 extension TaskSpec {
     /// The names the task reads, each once, in the order found: every `{{ NAME }}` of its templates
-    /// (`item` left out), every `$NAME` and `${NAME}` of its shell text and `env` values, and the name of
+    /// (`item` and `attempt` left out), every `$NAME` and `${NAME}` of its shell text and `env` values, and the name of
     /// an `env` condition. The pipeline's variables among them, with those under `export`, are the
     /// variables the task's environment and definition hold (docs/pipeline.md, "Which variables a task gets").
     public var referencedNames: [String] {
         var names: [String] = []
         var seen = Set<String>()
         func add(_ name: String) {
-            if name != "item", seen.insert(name).inserted { names.append(name) }
+            if name != "item", name != "attempt", seen.insert(name).inserted { names.append(name) }
         }
         func add(_ template: Template?, isShellText: Bool = false) {
             guard let template else { return }

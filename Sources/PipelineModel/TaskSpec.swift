@@ -54,6 +54,16 @@ public struct TaskSpec: Sendable {
         get { rare?.fields.retryDelay ?? 1 }
         set { updateRare { $0.retryDelay = newValue } }
     }
+    /// `retry_on:` the failures that are retried; `nil` retries every failure.
+    public var retryOn: [RetryCondition]? {
+        get { rare?.fields.retryOn ?? nil }
+        set { updateRare { $0.retryOn = newValue } }
+    }
+    /// `retry_scale:` what each retry multiplies; `nil` changes nothing.
+    public var retryScale: RetryScale? {
+        get { rare?.fields.retryScale ?? nil }
+        set { updateRare { $0.retryScale = newValue } }
+    }
     public var conditions: [Condition] {
         get { rare?.fields.conditions ?? [] }
         set { updateRare { $0.conditions = newValue } }
@@ -181,6 +191,8 @@ private struct RareFields: Sendable {
     var timeout: Double?
     var retries = 0
     var retryDelay: Double = 1
+    var retryOn: [RetryCondition]?
+    var retryScale: RetryScale?
     var conditions: [Condition] = []
     var exclusive: [String] = []
     var foreach: Foreach?

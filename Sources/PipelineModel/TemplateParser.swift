@@ -138,6 +138,12 @@ enum TemplateParser {
                 return nil
             }
         }
+        if name == "attempt" {
+            guard decoder.allowsAttempt else {
+                return "'attempt' is only defined in a task's 'run', 'parallel', 'env', 'on_success' and 'on_failure'"
+            }
+            return path.count > 1 ? "'attempt' is a number and has no field '\(path[1])'; write '{{ attempt }}'" : nil
+        }
         if decoder.variableSet.contains(name) {
             return path.count > 1 ? "variable '\(name)' is a string and has no field '\(path[1])'; write '{{ \(name) }}'" : nil
         }

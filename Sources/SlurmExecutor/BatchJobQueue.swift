@@ -26,6 +26,8 @@ final class BatchJobQueue: Sendable {
         var arrays = 0
         /// When the first and the latest waiting item of each fan-out arrived, by array key.
         var arrivals: [String: (first: ContinuousClock.Instant, latest: ContinuousClock.Instant)] = [:]
+        /// Where the cause of each job's failure goes before the job ends, by job (see `submit`).
+        var causes: [ObjectIdentifier: Locked<FailureCause?>] = [:]
     }
 
     static let shortestInterval = 0.1
@@ -52,16 +54,28 @@ final class BatchJobQueue: Sendable {
 
     func submit(work: TaskWork, commands: [String], concurrently: Bool, spec: SlurmSpec, statusFile: String, arrayKey: String?,
                 reporter: TaskReporter) -> any TaskExecution {
+        // The failure's cause, from Slurm's state (or jobgraph's own timeout), is set by the pass that ends
+        // the job, just before the job reports its result (`endJobs`).
+        let cause = Locked<FailureCause?>(nil), key = Locked<ObjectIdentifier?>(nil)
+        var causeReporter = reporter
+        let finished = reporter.finished
+        causeReporter.finished = { [weak self] result in
+            if let key = key.withLock({ $0 }) { _ = self?.state.withLock { $0.causes.removeValue(forKey: key) } }
+            guard case .failed(let code, let reason, nil) = result, let cause = cause.withLock({ $0 }) else { return finished(result) }
+            finished(.failed(exitCode: code, reason: reason, cause: cause))
+        }
         let job: BatchJob
         do {
             job = try BatchJob(work: work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile,
-                               arrayKey: arrayKey, reporter: reporter, queue: self)
+                               arrayKey: arrayKey, reporter: causeReporter, queue: self)
+            key.withLock { $0 = ObjectIdentifier(job) }
         } catch {
             let failed = FailedStart()
             queue.async { reporter.finished(.failed(exitCode: nil, reason: "cannot prepare the Slurm job: \(error)")) }
             return failed
         }
         state.withLock { state in
+            state.causes[ObjectIdentifier(job)] = cause
             state.waiting.append(job)
             if let key = job.arrayKey {
                 let now = clock.now
@@ -155,7 +169,7 @@ final class BatchJobQueue: Sendable {
             for id in cancels where jobs.contains(where: { $0 === state.live[id] }) { state.live.removeValue(forKey: id) }
             return jobs
         }
-        for job in timedOut { job.finish(slurmState: "CANCELLED", reason: nil) }
+        for job in timedOut { endJob(job, slurmState: "CANCELLED", reason: nil, timedOut: true) }
         var changed = !cancels.isEmpty
         changed = submitWaiting() || changed
         changed = poll() || changed
@@ -295,8 +309,26 @@ final class BatchJobQueue: Sendable {
             ended.append((job, seen[id]?.state, seen[id]?.reason))
             _ = state.withLock { $0.live.removeValue(forKey: id) }
         }
-        for (job, slurmState, reason) in ended { job.finish(slurmState: slurmState, reason: reason) }
+        for (job, slurmState, reason) in ended { endJob(job, slurmState: slurmState, reason: reason, timedOut: false) }
         return !ended.isEmpty
+    }
+
+    /// Ends a job that Slurm has ended, its failure's cause set first from Slurm's state.
+    private func endJob(_ job: BatchJob, slurmState: String?, reason: String?, timedOut: Bool) {
+        let cause = timedOut ? .timeout : slurmState.flatMap(Self.cause(ofState:))
+        state.withLock { $0.causes[ObjectIdentifier(job)] }?.withLock { $0 = cause }
+        job.finish(slurmState: slurmState, reason: reason)
+    }
+
+    /// The `retry_on` cause of a job Slurm ended in `state` (`squeue`'s `%T`), if it names one.
+    static func cause(ofState state: String) -> FailureCause? {
+        switch state {
+        case "OUT_OF_MEMORY": .oom
+        case "TIMEOUT", "DEADLINE": .timeout
+        case "NODE_FAIL": .nodeFail
+        case "PREEMPTED": .preempted
+        default: nil
+        }
     }
 
     /// Starts jobgraph's own timeout of a job once it runs, counted from when its script began (the status

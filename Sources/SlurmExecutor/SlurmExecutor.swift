@@ -145,8 +145,13 @@ public final class SlurmExecutor: TaskExecutor {
     public func start(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution {
         let baseID = String(work.id.rawValue.prefix { $0 != "[" })
         guard case .shell(let commands, let concurrently) = work.work, !work.appendsToLog,
-              let (task, spec) = clusterTasks[baseID]
+              let (task, unscaled) = clusterTasks[baseID]
         else { return try local.start(work, reporter: reporter) }
+        // A retry asks for what `retry_scale` gives it; its `timeout` is scaled already (`TaskWork`).
+        let spec = unscaled.scaled(by: task.retryScale, attempt: work.attempt)
+        // A batch job and a worker step get the environment as `work` holds it; a local `srun` adds the attempt itself.
+        var work = work
+        work.environment[TaskWork.attemptVariable] = String(work.attempt)
         let statusFile = "\(workDirectory)/\(Self.fileName(work.id)).\(work.attempt).status"
         if let batch {
             return batch.submit(work: work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile,
@@ -200,9 +205,9 @@ public final class SlurmExecutor: TaskExecutor {
     /// Slurm said when the step could not run.
     static func outcome(local: TaskResult, recorded: TaskResult?, slurmError: String?) -> TaskResult {
         // srun's status after the teardown is not the command's: a timed-out local task has none either.
-        if case .failed(_, let reason) = local, reason.hasPrefix("timed out") { return .failed(exitCode: nil, reason: reason) }
+        if case .failed(_, let reason, _) = local, reason.hasPrefix("timed out") { return .failed(exitCode: nil, reason: reason, cause: .timeout) }
         if let recorded { return recorded }
-        guard case .failed(let code, _) = local else {
+        guard case .failed(let code, _, _) = local else {
             return .failed(exitCode: nil, reason: "the Slurm step ended without recording how its commands ended")
         }
         if let slurmError { return .failed(exitCode: nil, reason: slurmError) }

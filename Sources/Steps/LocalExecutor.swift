@@ -14,15 +14,18 @@ public final class LocalExecutor: TaskExecutor {
     private let nextToken = Atomic<UInt64>(1)
     private let logDirectory: LogDirectory
     private let handoff: TerminalHandoff?
+    private let oomKills: OOMKillCounter?
 
     /// - Parameters:
     ///   - loop: watches the children; it must outlive every task started here.
     ///   - logDirectory: where `<task>.log` files go; created when the first log is opened.
     ///   - failures: where a log that cannot be written is reported, once per file.
     ///   - handoff: what a task that uses the terminal waits for before it writes there: the live board stepping aside.
+    ///   - oomKills: the kernel's count of OOM kills, which makes a task's unexplained SIGKILL an `oom` failure.
     public init(loop: EventLoop, logDirectory: String, spawner: ProcessSpawner = ProcessSpawner(), failures: WriteFailures? = nil,
-                handoff: TerminalHandoff? = nil) {
+                handoff: TerminalHandoff? = nil, oomKills: OOMKillCounter? = .located()) {
         self.handoff = handoff
+        self.oomKills = oomKills
         self.loop = loop
         var spawner = spawner
         // Every child goes to the loop, which closes the held end at the child's exit.
@@ -52,7 +55,7 @@ public final class LocalExecutor: TaskExecutor {
         case .shell(let commands, let concurrently):
             let log = try openLog(for: work)
             let step = ShellStep(work: work, commands: commands, concurrently: concurrently, log: log, reporter: reporter,
-                                 loop: loop, spawner: spawner) { [self] in
+                                 loop: loop, spawner: spawner, oomKills: oomKills) { [self] in
                 ChildToken(rawValue: self.nextToken.wrappingAdd(1, ordering: .relaxed).oldValue)
             }
             step.begin()

@@ -2,6 +2,7 @@ import Glibc
 import JobGraphBasics
 import Execution
 import JobGraphSystem
+import PipelineModel
 
 /// One attempt of a `run` or `parallel` task: its commands as child processes, each in its own
 /// process group, output to the task's log and to the run's events, whole lines only.
@@ -39,6 +40,8 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
     private let loop: EventLoop
     private let spawner: ProcessSpawner
     private let makeToken: @Sendable () -> ChildToken
+    /// Tells a SIGKILL that jobgraph did not send from an OOM kill; `nil` where the kernel's count cannot be read.
+    private let oomKills: OOMKillCounter?
     /// The environment after `sharedEnvironment`'s entries, ending with the task's mark.
     private let environment: [String]
     private let sharedEnvironment: EnvironmentBlock?
@@ -47,7 +50,8 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
     private let state = Locked(State())
 
     init(work: TaskWork, commands: [String], concurrently: Bool, log: TaskLog, reporter: TaskReporter, loop: EventLoop,
-         spawner: ProcessSpawner, makeToken: @escaping @Sendable () -> ChildToken) {
+         spawner: ProcessSpawner, oomKills: OOMKillCounter? = nil, makeToken: @escaping @Sendable () -> ChildToken) {
+        self.oomKills = oomKills
         self.work = work
         self.commands = commands
         self.concurrently = concurrently
@@ -58,9 +62,12 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         self.makeToken = makeToken
         // The task's mark, by which `DescendantSweep` names the task a process that escaped its group came from.
         let mark = DescendantSweep.taskVariable + "=" + work.id.rawValue
+        // The attempt's number, set here as the mark is: in `environment` it would cost every task its own copy.
+        let attempt = TaskWork.attemptVariable + "=" + String(work.attempt)
         sharedEnvironment = work.sharedEnvironment
-        environment = work.sharedEnvironment != nil ? [mark]
-            : EnvironmentBlock.entries(of: work.environment, excluding: DescendantSweep.taskVariable) + [mark]
+        environment = work.sharedEnvironment != nil ? [mark, attempt]
+            : EnvironmentBlock.entries(of: work.environment, excluding: DescendantSweep.taskVariable)
+                .filter { !$0.hasPrefix(TaskWork.attemptVariable + "=") } + [mark, attempt]
         terminal = work.isInteractive ? .inherited(foreground: TerminalForeground.descriptor()) : .none
     }
 
@@ -124,8 +131,8 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
                 guard state.isStopping else { return .spawn }
                 // Stopped meanwhile (a failure beside it, a timeout, the run): the command never ran.
                 if state.failure == nil {
-                    state.failure = .failed(exitCode: nil, reason: state.timedOut ? timedOutReason
-                                                : "stopped before `\(abbreviated(commands[index]))` ran")
+                    state.failure = state.timedOut ? timedOut
+                        : .failed(exitCode: nil, reason: "stopped before `\(abbreviated(commands[index]))` ran")
                 }
                 return state.isIdle ? .finish(state.failure ?? .succeeded) : .wait
             }
@@ -137,7 +144,16 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         }
     }
 
-    private var timedOutReason: String { "timed out after \(DurationText.text(forSeconds: work.timeout ?? 0))" }
+    private var timedOut: TaskResult {
+        .failed(exitCode: nil, reason: "timed out after \(DurationText.text(forSeconds: work.timeout ?? 0))", cause: .timeout)
+    }
+
+    /// Why a command that was not stopped by jobgraph ended with `status` (a stopped one's cause is why
+    /// it was stopped): a signal, or an OOM kill when SIGKILL came as the kernel counted one.
+    private func cause(of status: TerminationStatus, isStopping: Bool) -> FailureCause? {
+        guard case .signalled(let signal, _) = status, !isStopping else { return nil }
+        return signal == SIGKILL && oomKills?.claimKill() == true ? .oom : .signal
+    }
 
     private func printed(_ line: [UInt8]) {
         log.write(line: line)
@@ -158,10 +174,13 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
             case .success(let status) where status.isSuccess:
                 break
             case .success(let status):
-                if state.failure == nil {
-                    let reason = state.timedOut ? timedOutReason : "`\(abbreviated(commands[index]))` \(ended(status))"
+                if state.failure == nil, state.timedOut {
+                    state.failure = timedOut
+                } else if state.failure == nil {
                     let exitCode: Int32? = if case .exited(let code) = status { code } else { nil }
-                    state.failure = .failed(exitCode: exitCode, reason: reason)
+                    let cause = cause(of: status, isStopping: state.isStopping)
+                    let reason = "`\(abbreviated(commands[index]))` \(ended(status))" + (cause == .oom ? " (out of memory)" : "")
+                    state.failure = .failed(exitCode: exitCode, reason: reason, cause: cause)
                 }
             case .failure(let error):
                 if state.failure == nil { state.failure = .failed(exitCode: nil, reason: "lost track of the process: \(error)") }
@@ -180,7 +199,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
             if !state.isIdle { return (.wait, group) }
             if state.failure == nil, state.timedOut {
                 // A command that exits 0 on SIGTERM still ran out of time.
-                state.failure = .failed(exitCode: nil, reason: timedOutReason)
+                state.failure = timedOut
             }
             if state.failure == nil, state.next < commands.count {
                 // Stopped between commands, or the stopped command exited 0: the commands did not all run.

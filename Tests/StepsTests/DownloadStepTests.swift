@@ -263,7 +263,7 @@ import Execution
 
         let result = try await place.download(server.url("/slow"), to: "slow", timeout: 0.5)
 
-        guard case .failed(nil, let reason) = result else {
+        guard case .failed(nil, let reason, _) = result else {
             Issue.record("expected a failure, got \(result)")
             return
         }

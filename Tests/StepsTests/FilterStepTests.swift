@@ -63,7 +63,7 @@ import Testing
 
         let run = try await folder.run(.grayscale, input: "in.\(format)", output: "out.png")
 
-        guard case .failed(nil, let reason) = run.result else {
+        guard case .failed(nil, let reason, _) = run.result else {
             Issue.record("expected a failure, got \(run.result)")
             return
         }

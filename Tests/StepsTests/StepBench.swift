@@ -105,11 +105,11 @@ struct StepWatch {
 extension TaskResult {
     /// The exit code of a failure.
     var exitCode: Int32? {
-        if case .failed(let code, _) = self { code } else { nil }
+        if case .failed(let code, _, _) = self { code } else { nil }
     }
 
     /// The reason of a failure, empty for a success.
     var reason: String {
-        if case .failed(_, let reason) = self { reason } else { "" }
+        if case .failed(_, let reason, _) = self { reason } else { "" }
     }
 }

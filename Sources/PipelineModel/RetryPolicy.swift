@@ -1,0 +1,95 @@
+import Glibc
+import JobGraphBasics
+
+/// Why an attempt failed, where jobgraph or Slurm can tell: the names `retry_on` takes besides exit codes
+/// (docs/pipeline.md, "Retries").
+public enum FailureCause: String, CaseIterable, Sendable {
+    /// jobgraph's own `timeout` stopped it, or Slurm ended the job `TIMEOUT`.
+    case timeout
+    /// Killed for memory: Slurm's `OUT_OF_MEMORY`, or locally a SIGKILL that jobgraph did not send while
+    /// the kernel counted an OOM kill.
+    case oom
+    /// Slurm ended the job `NODE_FAIL`.
+    case nodeFail = "node_fail"
+    /// Slurm ended the job `PREEMPTED`.
+    case preempted
+    /// Killed by a signal that jobgraph did not send.
+    case signal
+}
+
+/// One entry of `retry_on`: a cause, or an exit code.
+public enum RetryCondition: Hashable, Sendable {
+    case cause(FailureCause)
+    case exitCode(Int32)
+
+    /// As the file writes it: `timeout`, `75`.
+    public var text: String {
+        switch self {
+        case .cause(let cause): cause.rawValue
+        case .exitCode(let code): String(code)
+        }
+    }
+}
+
+/// `retry_scale: {mem, time, cpus}`: each retry multiplies these resources of the task once more.
+public struct RetryScale: Hashable, Sendable {
+    /// Factors, each more than 0 and at most `largestFactor`; 1 leaves the resource as it is.
+    public var mem: Double
+    public var time: Double
+    public var cpus: Double
+
+    public static let largestFactor = 1000.0
+
+    public init(mem: Double = 1, time: Double = 1, cpus: Double = 1) {
+        self.mem = mem
+        self.time = time
+        self.cpus = cpus
+    }
+
+    /// `value` multiplied by `factor` once per retry before attempt `attempt` (1-based): attempt 1 keeps it.
+    public static func scaled(_ value: Double, by factor: Double, attempt: Int) -> Double {
+        // The exponent is bounded first: a factor of 1000 over many retries would reach infinity.
+        value * pow(factor, Double(min(max(attempt - 1, 0), 64)))
+    }
+
+    /// Seconds of jobgraph's `timeout` (or Slurm's `time`) for attempt `attempt`, at most the longest
+    /// duration a file may give.
+    public func time(_ seconds: Double, attempt: Int) -> Double {
+        min(Self.scaled(seconds, by: time, attempt: attempt), DurationText.longestSeconds)
+    }
+}
+
+extension TaskSpec {
+    /// Whether a failure with `cause` and `exitCode` may be retried: always without `retry_on`, else when
+    /// it lists the cause or the exit code.
+    public func retries(cause: FailureCause?, exitCode: Int32?) -> Bool {
+        guard let retryOn else { return true }
+        return retryOn.contains { condition in
+            switch condition {
+            case .cause(let listed): listed == cause
+            case .exitCode(let code): code == exitCode
+            }
+        }
+    }
+}
+
+extension SlurmSpec {
+    /// The options of attempt `attempt` under `scale`: `mem`, `time` and `cpus` multiplied once per retry
+    /// (an unset `cpus` counts as Slurm's 1; an unset `mem` or `time` stays unset).
+    public func scaled(by scale: RetryScale?, attempt: Int) -> SlurmSpec {
+        guard let scale, attempt > 1 else { return self }
+        var spec = self
+        if let megabytes = memoryMegabytes, scale.mem != 1 {
+            // Up to a petabyte: beyond it no cluster has the memory, and the conversion to Int could trap.
+            let scaled = min(RetryScale.scaled(Double(megabytes), by: scale.mem, attempt: attempt).rounded(.up), 1e9)
+            spec.mem = "\(max(Int(scaled), 1))M"
+        }
+        if let time { spec.time = scale.time(time, attempt: attempt) }
+        if scale.cpus != 1 {
+            // 4096 is the most `cpus` a file may give.
+            let scaled = min(RetryScale.scaled(Double(cpus ?? 1), by: scale.cpus, attempt: attempt).rounded(.up), 4096)
+            spec.cpus = max(Int(scaled), 1)
+        }
+        return spec
+    }
+}
