@@ -57,6 +57,10 @@ import YAMLNodes
         "empty-foreach.yaml",
         "unknown-output-mode.yaml",
         "unknown-platform.yaml",
+        "retry-on-unknown-cause.yaml",
+        "retry-on-exit-code-range.yaml",
+        "retry-scale-too-large.yaml",
+        "retry-scale-unknown-key.yaml",
     ]
 
     /// Every key the decoder takes is in the schema, so the schema (and through `DocsTests`,

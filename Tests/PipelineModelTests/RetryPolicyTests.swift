@@ -1,0 +1,82 @@
+import JobGraphBasics
+import PipelineModel
+import Testing
+
+/// `retry_on`, `retry_scale` and `{{ attempt }}` as the decoder reads them, and what they decide
+/// (docs/pipeline.md, "Retries"). Their mistakes are fixtures: `invalid/retry-*.yaml`, `invalid/attempt-*.yaml`.
+@Suite struct RetryPolicyTests {
+    @Test func retryOnAndRetryScaleAreDecodedInATaskAndFromDefaults() throws {
+        let loaded = load("""
+            version: 1
+            defaults: {retry_on: [oom, 75], retry_scale: {mem: 2}}
+            tasks:
+              plain: {run: make}
+              own: {run: make, retry_on: [timeout, node_fail, preempted, signal, 137], retry_scale: {time: 1.5, cpus: 0.5}}
+              off: {run: make, retry_on: ~}
+            """)
+        #expect(loaded.lines == [])
+        let plain = try #require(loaded.task("plain"))
+        #expect(plain.retryOn == [.cause(.oom), .exitCode(75)])
+        #expect(plain.retryScale == RetryScale(mem: 2))
+        let own = try #require(loaded.task("own"))
+        #expect(own.retryOn == [.cause(.timeout), .cause(.nodeFail), .cause(.preempted), .cause(.signal), .exitCode(137)])
+        #expect(own.retryScale == RetryScale(time: 1.5, cpus: 0.5))
+        #expect(try #require(loaded.task("off")).retryOn == nil)
+    }
+
+    @Test func retryOnListsWhatIsRetriedAndItsAbsenceRetriesEverything() throws {
+        let every = try #require(loadTask("run: make").task("job"))
+        #expect(every.retries(cause: nil, exitCode: 1) && every.retries(cause: .signal, exitCode: nil))
+        let listed = try #require(loadTask("run: make\nretry_on: [timeout, 75]").task("job"))
+        #expect(listed.retries(cause: .timeout, exitCode: nil))
+        #expect(listed.retries(cause: nil, exitCode: 75))
+        #expect(!listed.retries(cause: nil, exitCode: 1))
+        #expect(!listed.retries(cause: .oom, exitCode: nil))
+        #expect(!listed.retries(cause: nil, exitCode: nil))
+    }
+
+    @Test func attemptIsAllowedInCommandsEnvAndHooksOnly() {
+        let allowed = loadTask("""
+            run: echo {{ attempt }}
+            env: {TRY: "{{ attempt }}"}
+            on_failure: echo failed at {{ attempt }}
+            """)
+        #expect(allowed.lines == [])
+        let inParallel = loadTask("parallel: [\"echo {{ attempt }}\", echo two]")
+        #expect(inParallel.lines == [])
+        let inCwd = loadTask("run: make\ncwd: \"try{{ attempt }}\"")
+        #expect(inCwd.lines == ["pipeline.yaml:5:14: error: 'attempt' is only defined in a task's 'run', 'parallel', 'env', 'on_success' and 'on_failure'"])
+        let field = loadTask("run: echo {{ attempt.number }}")
+        #expect(field.lines == ["pipeline.yaml:4:15: error: 'attempt' is a number and has no field 'number'; write '{{ attempt }}'"])
+    }
+
+    @Test func attemptIsNoNameAParamMayTake() {
+        let loaded = loadTask("run: make\nparams: {attempt: {default: \"1\"}}")
+        #expect(loaded.lines.contains { $0.contains("'attempt' is reserved for the attempt's number; choose another parameter name") },
+                "\(loaded.lines)")
+    }
+
+    @Test func theFirstAttemptKeepsTheResourcesAndEachRetryMultipliesThemOnceMore() {
+        let spec = SlurmSpec(time: 600, cpus: 2, mem: "1G")
+        let scale = RetryScale(mem: 2, time: 1.5, cpus: 1.5)
+        #expect(spec.scaled(by: scale, attempt: 1) == spec)
+        #expect(spec.scaled(by: nil, attempt: 3) == spec)
+        let second = spec.scaled(by: scale, attempt: 2)
+        #expect(second.mem == "2048M" && second.time == 900 && second.cpus == 3)
+        let third = spec.scaled(by: scale, attempt: 3)
+        #expect(third.mem == "4096M" && third.time == 1350 && third.cpus == 5)  // 4.5 CPUs rounded up
+        // Unset memory stays unset; unset CPUs count as Slurm's one.
+        let bare = SlurmSpec().scaled(by: scale, attempt: 2)
+        #expect(bare.mem == nil && bare.time == nil && bare.cpus == 2)
+        #expect(scale.time(60, attempt: 3) == 135)
+    }
+
+    @Test func scaledValuesStopAtTheirLimits() {
+        let scale = RetryScale(mem: 1000, time: 1000, cpus: 1000)
+        let scaled = SlurmSpec(time: 3600, cpus: 1, mem: "1T").scaled(by: scale, attempt: 100)
+        #expect(scaled.time == DurationText.longestSeconds)
+        #expect(scaled.cpus == 4096)
+        #expect(scaled.mem == "1000000000M")
+        #expect(scale.time(1, attempt: 1000) == DurationText.longestSeconds)
+    }
+}
