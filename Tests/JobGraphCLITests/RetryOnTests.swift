@@ -86,7 +86,7 @@ struct RetryOnTests {
     /// A real OOM kill: the task moves itself into a memory cgroup of 32 MB below the test's own and
     /// reads `/dev/zero` through `tail`, which keeps every byte; the kernel kills it with SIGKILL. Only
     /// where this process may make such a cgroup (root, cgroup v1's memory controller or v2 delegation).
-    @Test(.enabled(if: OOMCgroup.make() != nil, "no memory cgroup can be made here"))
+    @Test(.enabled(if: OOMCgroup.canBeMade, "no memory cgroup can be made here"))
     func aTaskTheKernelKillsForMemoryIsOOMAndIsRetried() async throws {
         let cgroup = try #require(OOMCgroup.make())
         defer { cgroup.remove() }
@@ -110,6 +110,13 @@ struct RetryOnTests {
 /// A memory cgroup of 32 MB below this process's own, for a task to move into.
 struct OOMCgroup {
     let path: String
+
+    /// Whether one can be made here (one is made and removed).
+    static var canBeMade: Bool {
+        guard let cgroup = make() else { return false }
+        cgroup.remove()
+        return true
+    }
 
     /// `nil` where none can be made.
     static func make() -> OOMCgroup? {
