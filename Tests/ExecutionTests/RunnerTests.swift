@@ -99,6 +99,28 @@ private func makeRunner(_ tasks: [TaskSpec], queues: [QueueSpec] = [], jobs: Int
         #expect(!summary.hasFailures)
     }
 
+    @Test func retryOnRetriesTheCausesItListsAndEndsTheOthersAtOnceSayingWhy() async throws {
+        // Attempt 1 times out, attempt 2 is OOM-killed, attempt 3 exits 3, which `retry_on` does not list.
+        let executor = FakeExecutor { work in
+            switch work.attempt {
+            case 1: .failed(exitCode: nil, reason: "timed out after 1s", cause: .timeout)
+            case 2: .failed(exitCode: nil, reason: "was killed by SIGKILL (out of memory)", cause: .oom)
+            default: .failed(exitCode: 3, reason: "exited with code 3")
+            }
+        }
+        var flaky = task("flaky", retries: 5)
+        flaky.retryOn = [.cause(.timeout), .cause(.oom), .exitCode(75)]
+        let runner = try makeRunner([flaky], executor: executor)
+        let observer = RecordingObserver()
+        let summary = await runner.run(observedBy: observer)
+        #expect(observer.transitions.filter { $0.to == .failed }.map(\.error) == [
+            "timed out after 1s; retrying", "was killed by SIGKILL (out of memory); retrying",
+            "exited with code 3; not retried: retry_on [timeout, oom, 75] does not list exit code 3",
+        ])
+        #expect(executor.recorded.started.count == 3)
+        #expect(summary.failures.first?.reason == "exited with code 3; not retried: retry_on [timeout, oom, 75] does not list exit code 3")
+    }
+
     @Test func interruptCancelsWhatWaitsTerminatesWhatRunsAndStillRunsAlwaysTasks() async throws {
         let executor = FakeExecutor(hanging: ["long"])
         let runner = try makeRunner([task("long"), task("after", needs: ["long"]), task("cleanup", needs: ["long"], when: .always)],
