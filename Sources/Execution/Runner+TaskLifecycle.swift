@@ -99,27 +99,27 @@ extension Runner {
 
     func attemptEnded(_ index: Int, attempt: Int, _ result: TaskResult) {
         enum Next { case retry(Double), hook(String, RunTask), complete(Step) }
-        var result = result
         let next = state.withLock { book -> Next in
+            var result = result
             let task = book.tasks[index]
             book.executions[index] = nil
             book.endedAttempt[index] = attempt
             let stopped = book.stop != nil && book.terminated.contains(index)
             if case .failed(let exitCode, let reason, let cause) = result, attempt <= task.spec.retries, book.stop == nil,
-               task.spec.service == nil, !task.spec.retries(cause: cause, exitCode: exitCode) {
-                // Contract: a failure `retry_on` does not list fails the task at once, and says why (docs/pipeline.md, "Retries").
+               task.spec.service == nil {
+                if task.spec.allowsRetry(cause: cause, exitCode: exitCode) {
+                    let duration = book.attemptStarted[index].map { (clock.now - $0).inSeconds }
+                    emit(index, from: .executing, to: .failed, exitCode: exitCode, error: reason + "; retrying", duration: duration, in: &book)
+                    book.pendingRetries[index] = attempt
+                    // The delay doubles per attempt, up to the longest duration a file may give: the exponent is
+                    // bounded first, so that a zero delay stays zero rather than becoming 0 × ∞.
+                    let doubling = pow(2, Double(min(attempt - 1, 64)))
+                    return .retry(min(task.spec.retryDelay * doubling, DurationText.longestSeconds))
+                }
+                // Contract: a failure `retry_on` does not list fails the task at once, and says why
+                // (docs/pipeline.md, "Retries").
                 result = .failed(exitCode: exitCode, reason: reason + "; " + Self.notRetried(cause: cause, exitCode: exitCode, spec: task.spec),
                                  cause: cause)
-            }
-            if case .failed(let exitCode, let reason, let cause) = result, attempt <= task.spec.retries, book.stop == nil,
-               task.spec.service == nil, task.spec.retries(cause: cause, exitCode: exitCode) {
-                let duration = book.attemptStarted[index].map { (clock.now - $0).inSeconds }
-                emit(index, from: .executing, to: .failed, exitCode: exitCode, error: reason + "; retrying", duration: duration, in: &book)
-                book.pendingRetries[index] = attempt
-                // The delay doubles per attempt, up to the longest duration a file may give: the exponent is
-                // bounded first, so that a zero delay stays zero rather than becoming 0 × ∞.
-                let doubling = pow(2, Double(min(attempt - 1, 64)))
-                return .retry(min(task.spec.retryDelay * doubling, DurationText.longestSeconds))
             }
             book.results[index] = result
             // Contract: completion hooks run once the terminal state is known, before dependents go on.

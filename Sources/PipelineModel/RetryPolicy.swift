@@ -62,7 +62,7 @@ public struct RetryScale: Hashable, Sendable {
 extension TaskSpec {
     /// Whether a failure with `cause` and `exitCode` may be retried: always without `retry_on`, else when
     /// it lists the cause or the exit code.
-    public func retries(cause: FailureCause?, exitCode: Int32?) -> Bool {
+    public func allowsRetry(cause: FailureCause?, exitCode: Int32?) -> Bool {
         guard let retryOn else { return true }
         return retryOn.contains { condition in
             switch condition {

@@ -26,13 +26,13 @@ import Testing
 
     @Test func retryOnListsWhatIsRetriedAndItsAbsenceRetriesEverything() throws {
         let every = try #require(loadTask("run: make").task("job"))
-        #expect(every.retries(cause: nil, exitCode: 1) && every.retries(cause: .signal, exitCode: nil))
+        #expect(every.allowsRetry(cause: nil, exitCode: 1) && every.allowsRetry(cause: .signal, exitCode: nil))
         let listed = try #require(loadTask("run: make\nretry_on: [timeout, 75]").task("job"))
-        #expect(listed.retries(cause: .timeout, exitCode: nil))
-        #expect(listed.retries(cause: nil, exitCode: 75))
-        #expect(!listed.retries(cause: nil, exitCode: 1))
-        #expect(!listed.retries(cause: .oom, exitCode: nil))
-        #expect(!listed.retries(cause: nil, exitCode: nil))
+        #expect(listed.allowsRetry(cause: .timeout, exitCode: nil))
+        #expect(listed.allowsRetry(cause: nil, exitCode: 75))
+        #expect(!listed.allowsRetry(cause: nil, exitCode: 1))
+        #expect(!listed.allowsRetry(cause: .oom, exitCode: nil))
+        #expect(!listed.allowsRetry(cause: nil, exitCode: nil))
     }
 
     @Test func attemptIsAllowedInCommandsEnvAndHooksOnly() {
