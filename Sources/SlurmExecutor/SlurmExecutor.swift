@@ -164,8 +164,11 @@ public final class SlurmExecutor: TaskExecutor {
     private func startStep(_ work: TaskWork, commands: [String], concurrently: Bool, spec: SlurmSpec, statusFile: String,
                            reporter: TaskReporter) throws -> any TaskExecution {
         if !concurrently {
+            // A worker step says only "timed out after …" of jobgraph's own timeout: the cause `retry_on` names is added here.
+            var workerReporter = reporter
+            workerReporter.finished = { result in reporter.finished(Self.withTimeoutCause(result)) }
             for worker in workers.withLock({ $0 }) {
-                if let task = worker.run(work, commands: commands, concurrently: false, statusFile: statusFile, reporter: reporter) {
+                if let task = worker.run(work, commands: commands, concurrently: false, statusFile: statusFile, reporter: workerReporter) {
                     return task
                 }
             }
@@ -205,13 +208,19 @@ public final class SlurmExecutor: TaskExecutor {
     /// Slurm said when the step could not run.
     static func outcome(local: TaskResult, recorded: TaskResult?, slurmError: String?) -> TaskResult {
         // srun's status after the teardown is not the command's: a timed-out local task has none either.
-        if case .failed(_, let reason, _) = local, reason.hasPrefix("timed out") { return .failed(exitCode: nil, reason: reason, cause: .timeout) }
+        if case .failed(_, let reason, _) = local, reason.hasPrefix("timed out") { return withTimeoutCause(.failed(exitCode: nil, reason: reason)) }
         if let recorded { return recorded }
         guard case .failed(let code, _, _) = local else {
             return .failed(exitCode: nil, reason: "the Slurm step ended without recording how its commands ended")
         }
         if let slurmError { return .failed(exitCode: nil, reason: slurmError) }
         return .failed(exitCode: code, reason: "the Slurm step was stopped")
+    }
+
+    /// `result` with the cause `timeout` when it is jobgraph's own timeout (`timed out after 10s`).
+    static func withTimeoutCause(_ result: TaskResult) -> TaskResult {
+        guard case .failed(let code, let reason, nil) = result, reason.hasPrefix("timed out after") else { return result }
+        return .failed(exitCode: code, reason: reason, cause: .timeout)
     }
 
     /// Ctrl-C, SIGTERM; safe from any thread, and never blocks. Jobs mode: stops every job of the run in

@@ -4,9 +4,10 @@ import PipelineModel
 @testable import SlurmExecutor
 import Testing
 
-/// `retry_on` and `retry_scale` in jobs mode against the fake Slurm commands (docs/pipeline.md, "Retries"):
-/// the state Slurm ends a job in is the failure's cause, and a retry's `sbatch` asks for the scaled resources.
-@Suite(.hangLimit(minutes: 2)) struct RetryScaleTests {
+/// `retry_on` and `retry_scale` against the fake Slurm commands (docs/pipeline.md, "Retries"): the state
+/// Slurm ends a job in is the failure's cause, a retry's `sbatch` asks for the scaled resources, and
+/// jobgraph's own timeout of a task in a worker step is the cause `timeout`.
+@Suite(.hangLimit(minutes: 2)) struct SlurmRetryTests {
     @Test func aJobSlurmEndsOutOfMemoryIsRetriedWithTwiceTheMemory() async throws {
         // The first attempt's job says Slurm ended it OUT_OF_MEMORY (its command "killed", exit 137).
         let run = try await FakeSlurm.run("""
@@ -50,6 +51,18 @@ import Testing
         #expect(last.error?.hasSuffix("exited with code 1; not retried: retry_on [oom, node_fail] does not list timeout") == true,
                 "\(last.error ?? "")")
         #expect(run.fake.arguments(of: "sbatch").count == 1)
+    }
+
+    @Test func aTimeoutInAWorkerStepIsRetriedAsATimeoutWithTheScaledTimeout() async throws {
+        let run = try await FakeSlurm.run("""
+            version: 1
+            tasks:
+              slow: {run: "sleep 1000", timeout: 0.5, retries: 1, retry_delay: 0, retry_on: [timeout], retry_scale: {time: 2}}
+            """, mode: .allocation)
+        defer { run.fake.directory.remove() }
+        let errors = run.observer.transitions.filter { $0.task.rawValue == "slow" && $0.to == .failed }.map(\.error)
+        #expect(errors == ["timed out after 0.5s; retrying", "timed out after 1s"], "\(run.observer.transitionLines)")
+        #expect(run.messages.first?.hasSuffix("worker steps in it run the tasks") == true, "\(run.messages)")
     }
 
     @Test(arguments: [("OUT_OF_MEMORY", FailureCause.oom), ("TIMEOUT", .timeout), ("NODE_FAIL", .nodeFail), ("PREEMPTED", .preempted)])
