@@ -82,7 +82,10 @@ public struct PlanPrinter: Sendable {
         }
         if spec.when != .success { notes.append("when \(spec.when.rawValue)") }
         notes += spec.gateNotes
-        if spec.retries > 0 { notes.append("retries \(spec.retries)") }
+        if spec.retries > 0 {
+            let causes = spec.retryOn.map { " on " + $0.map(\.text).joined(separator: ", ") } ?? ""
+            notes.append("retries \(spec.retries)\(causes)")
+        }
         if let timeout = spec.timeout { notes.append("timeout \(DurationText.text(forSeconds: timeout))") }
         if spec.allowFailure { notes.append("failure allowed") }
         return notes

@@ -29,6 +29,14 @@ struct RetryOnTests {
         #expect(run.outcome.outputLines.contains { $0.hasPrefix("build failed: exit 3, \(why)") }, "\(run.outcome.outputLines)")
     }
 
+    @Test func theDryRunShowsWhatIsRetried() async throws {
+        let folder = try PipelineFolder("version: 1\ntasks:\n  build: {run: make, retries: 2, retry_on: [oom, 75]}\n", prefix: "jobgraph-retry-on")
+        defer { folder.remove() }
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--dry-run"], in: folder.directory)
+        #expect(outcome.status == 0)
+        #expect(outcome.outputLines.contains { $0.contains("run; retries 2 on oom, 75") }, "\(outcome.outputLines)")
+    }
+
     @Test func aListedExitCodeIsRetriedAndEachAttemptKnowsItsNumberWithoutChangingTheDefinition() async throws {
         let folder = try PipelineFolder("""
             version: 1
