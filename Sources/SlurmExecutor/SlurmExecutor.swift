@@ -92,7 +92,7 @@ public final class SlurmExecutor: TaskExecutor {
         self.clusterTasks = clusterTasks
         let top = graph.pipeline.slurm ?? SlurmSpec()
         batch = mode == .jobs
-            ? BatchJobQueue(cluster: cluster, directory: stateDirectory + "/slurm", queueSize: top.queueSize ?? 100,
+            ? BatchJobQueue(cluster: cluster, directory: stateDirectory + "/slurm", runToken: runToken, queueSize: top.queueSize ?? 100,
                             submitRate: top.submitRate, pollInterval: top.pollInterval ?? 5)
             : nil
     }
@@ -131,7 +131,7 @@ public final class SlurmExecutor: TaskExecutor {
         for index in 0..<jobs {
             do {
                 started.append(try StepWorker(index: index, job: job, cpus: cpus, srun: cluster.srun, marker: marker,
-                                              directory: workDirectory, runToken: runToken, local: local, environment: environment))
+                                              directory: workDirectory, local: local, environment: environment))
             } catch {
                 break  // the tasks that find no worker get steps of their own
             }

@@ -41,7 +41,7 @@ final class StepWorker: Sendable {
 
     /// Starts the worker's `srun`; its step comes up while the run begins (requests wait in the FIFO).
     /// - Throws: when the FIFO or the local process cannot be made.
-    init(index: Int, job: String, cpus: Int, srun: String, marker: String, directory: String, runToken: String,
+    init(index: Int, job: String, cpus: Int, srun: String, marker: String, directory: String,
          local: any TaskExecutor, environment: [String: String]) throws {
         self.marker = marker
         self.job = job
