@@ -38,12 +38,20 @@ public final class PipelineSession {
         } catch {
             warn("processes that leave their task's process group may outlive the run: \(error)")
         }
+        // A nested run shares the outer run's lock, and so would its report.
+        let report = lock.isNested ? nil : Self.watchdogReport(lockPath: lock.path)
+        if let report, let left = SessionWatchdog.takeReport(at: report) { warn(left.text) }
         do {
-            watchdog = try SessionWatchdog()
+            watchdog = try SessionWatchdog(report: report)
         } catch {
             watchdog = nil
             warn("the tasks would outlive jobgraph if it were killed: cannot start its watchdog: \(error)")
         }
+    }
+
+    /// Where the watchdog says what it stopped (`.jobgraph/p.yaml.killed` beside `p.yaml.lock`), for the next run.
+    private static func watchdogReport(lockPath: String) -> String {
+        (lockPath.hasSuffix(".lock") ? String(lockPath.dropLast(".lock".count)) : lockPath) + ".killed"
     }
 
     /// The session's runs go on under the lock of a run whose task started this command (docs/cli.md, "Nested runs").

@@ -30,6 +30,21 @@ struct KilledRunTests {
         // The watchdog itself (its last argument is jobgraph's pid) ends once it has stopped them.
         #expect(await eventually { ProcessTable.living(withArgument: String(killed.pid)).isEmpty })
         for argument in arguments { for pid in ProcessTable.living(withArgument: argument) { kill(pid, SIGKILL) } }
+
+        // The next run names the dead one and what its watchdog stopped: both tasks' shells and sleeps.
+        try folder.rewrite("""
+            version: 1
+            tasks:
+              quick: {run: "true"}
+            """)
+        let next = try await folder.run()
+        #expect(next.status == 0, "\(next.outcome.standardError)")
+        let note = try #require(next.outcome.errorLines.first { $0.contains("died without ending") }, "\(next.outcome.errorLines)")
+        #expect(note.hasPrefix("warning: the previous run (pid \(killed.pid)) died without ending; its watchdog stopped 5 processes: "), "\(note)")
+        #expect(note.contains("sh (task `family`)") && note.contains("sleep (task `family`)") && note.contains("sleep (task `stubborn`)"), "\(note)")
+        // Said once: the run after that one ended as usual.
+        let third = try await folder.run()
+        #expect(!third.outcome.errorLines.contains { $0.contains("died without ending") }, "\(third.outcome.errorLines)")
     }
 
     @Test func aRunThatEndsLeavesNoWatchdog() async throws {
