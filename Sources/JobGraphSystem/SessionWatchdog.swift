@@ -140,7 +140,7 @@ public final class SessionWatchdog: Sendable {
 
     /// Signals every process that carries the mark until none is left: SIGTERM first, SIGKILL after `grace`.
     /// - Returns: the processes found, in the order they were.
-    static func stopMarked(token: String) -> [StoppedProcess] {
+    public static func stopMarked(token: String) -> [StoppedProcess] {
         let clock = ContinuousClock()
         let start = clock.now
         var killing = false
