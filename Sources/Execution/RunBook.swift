@@ -42,6 +42,9 @@ struct RunBook {
     var pendingRetries: [Int: Int] = [:]
     /// The executor's job of each task's latest attempt (a Slurm job or step), for its transitions.
     var executorJobs: [Int: String] = [:]
+    /// Tasks with an attempt the executor took: only their logs are this run's (a task that failed before,
+    /// on a template or a path, still has the log of an earlier run).
+    var handedToExecutor: Set<Int> = []
     /// Why the executor could not be set up for the run: every attempt then fails with it.
     var executorSetupFailure: String?
     var failures: [Int: (exitCode: Int32?, reason: String)] = [:]

@@ -16,8 +16,11 @@ extension Runner {
         var failures = book.failures.keys.sorted().compactMap { index -> RunSummary.FailedTask? in
             guard let failure = book.failures[index] else { return nil }
             let task = book.tasks[index]
-            // A task that printed nothing has no log (it is created by the first line): name none then.
-            let logPath = resolver.map { $0.logPath(for: task.id) }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil } ?? ""
+            // A task that printed nothing has no log (it is created by the first line): name none then. One
+            // that failed before its executor took it has only an earlier run's log: name none either.
+            let logPath = book.handedToExecutor.contains(index)
+                ? resolver.map { $0.logPath(for: task.id) }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil } ?? ""
+                : ""
             return RunSummary.FailedTask(id: task.id, exitCode: failure.exitCode, reason: failure.reason,
                                          allowed: task.spec.allowFailure, logPath: logPath,
                                          lastLines: LogTail.lastLines(of: logPath, count: 10))

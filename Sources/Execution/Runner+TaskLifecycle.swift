@@ -84,6 +84,7 @@ extension Runner {
             let work = try (work ?? Result { () throws -> TaskWork in try resolver.get().work(for: task, attempt: attempt) }).get()
             let handle = try executor.start(work, reporter: reporter)
             let stopNow = state.withLock { book -> Bool in
+                book.handedToExecutor.insert(index)
                 guard book.endedAttempt[index] < attempt else { return false }
                 book.executions[index] = RunBook.Execution(attempt: attempt, handle: handle)
                 return book.terminateOnStart.remove(index) != nil

@@ -10,6 +10,11 @@ import Glibc
 public enum Entrypoint {
     /// Blocks the signals a run reads through its event loop, and SIGCHLD. Call first thing in `main`, before any
     /// thread exists, so that every later thread inherits the mask (see `SignalSet`).
+    /// Becomes a session's watchdog when started as one (`SessionWatchdog`); returns at once otherwise.
+    public static func serveWatchdogIfAsked() {
+        SessionWatchdog.serveIfAsked(CommandLine.arguments)
+    }
+
     public static func prepareSignals() {
         // A reader that goes away (`jobgraph run … | head -1`) must not kill jobgraph halfway through a run:
         // its tasks and services would outlive it. Writing to the closed pipe fails with EPIPE instead, which

@@ -83,7 +83,8 @@ public struct DescendantSweep: Sendable {
             }
             guard let signal else { return 0 }
             var newcomers = 0
-            for entry in table.descendants(of: me) where !entry.isZombie && tracked[entry.id] == nil {
+            let watchdog = SessionWatchdog.runningID
+            for entry in table.descendants(of: me) where !entry.isZombie && tracked[entry.id] == nil && entry.id != watchdog {
                 guard let descriptor = pin(entry) else { continue }
                 let process = StoppedProcess(
                     id: ProcessID(rawValue: entry.id), command: entry.command,

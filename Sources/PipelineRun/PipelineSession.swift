@@ -18,6 +18,10 @@ public final class PipelineSession {
     public let handoff = TerminalHandoff()
     private let lock: RunLock
     private let loop: EventLoop
+    /// Stops the session's local tasks if jobgraph dies without stopping them (docs/state.md, "A killed run").
+    private let watchdog: SessionWatchdog?
+    /// Told once if the watchdog cannot start.
+    private let warn: @Sendable (String) -> Void
 
     /// Opens the state beside the pipeline, taking its run lock, and starts the event loop; makes this
     /// process the one that inherits and reaps what a task leaves behind outside its process group
@@ -26,7 +30,8 @@ public final class PipelineSession {
     ///   - pipelineFile: the pipeline file, whose run lock is taken and whose tasks' records are read.
     ///   - wait: wait for another run that holds the lock, rather than fail.
     ///   - warn: told what stops nothing but is worth saying (a damaged state moved aside).
-    public init(pipelineDirectory: String, pipelineFile: String, wait: Bool, warn: (String) -> Void) throws {
+    public init(pipelineDirectory: String, pipelineFile: String, wait: Bool, warn: @escaping @Sendable (String) -> Void) throws {
+        self.warn = warn
         (store, lock) = try openState(in: pipelineDirectory, pipelineFile: pipelineFile, wait: wait, warn: warn)
         let control = self.control
         loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
@@ -36,21 +41,33 @@ public final class PipelineSession {
         } catch {
             warn("processes that leave their task's process group may outlive the run: \(error)")
         }
+        // A nested run shares the outer run's lock, and so would its report.
+        let report = lock.isNested ? nil : Self.watchdogReport(lockPath: lock.path)
+        if let report, let left = SessionWatchdog.takeReport(at: report) { warn(left.text) }
+        watchdog = SessionWatchdog(report: report)
+    }
+
+    /// Where the watchdog says what it stopped (`.jobgraph/p.yaml.killed` beside `p.yaml.lock`), for the next run.
+    private static func watchdogReport(lockPath: String) -> String {
+        (lockPath.hasSuffix(".lock") ? String(lockPath.dropLast(".lock".count)) : lockPath) + ".killed"
     }
 
     /// The session's runs go on under the lock of a run whose task started this command (docs/cli.md, "Nested runs").
     public var isNested: Bool { lock.isNested }
 
     /// `configuration` with the run lock's path in its tasks' environment (`RunLock.heldVariable`), so that
-    /// a task's `jobgraph run` on this pipeline goes on under this session's lock.
+    /// a task's `jobgraph run` on this pipeline goes on under this session's lock, and with the watchdog's
+    /// mark (`SessionWatchdog.variable`), by which it finds the tasks' processes if jobgraph dies.
     public func exportingRunLock(_ configuration: RunConfiguration) -> RunConfiguration {
         var configuration = configuration
         configuration.environment[RunLock.heldVariable] = lock.path
+        if let watchdog { configuration.environment[SessionWatchdog.variable] = watchdog.token }
         return configuration
     }
 
     /// Stops the event loop and releases the run lock.
     public func close() {
+        watchdog?.stop()
         loop.stop()
         lock.release()
     }
@@ -60,7 +77,10 @@ public final class PipelineSession {
     /// - Throws: `PipelineRunError.slurm` with every reason the cluster cannot; nothing ran.
     public func executor(for graph: TaskGraph, slurmMode: SlurmMode?, configuration: RunConfiguration,
                          failures: WriteFailures) throws(PipelineRunError) -> any TaskExecutor {
-        let local = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: failures, handoff: handoff)
+        let local = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: failures, handoff: handoff) {
+            [watchdog, warn] in
+            if let error = watchdog?.start() { warn("the tasks would outlive jobgraph if it were killed: cannot start its watchdog: \(error)") }
+        }
         guard let slurmMode else { return local }
         do throws(SlurmSetupError) {
             return try SlurmExecutor.connect(graph: graph, mode: slurmMode, configuration: configuration, local: local)

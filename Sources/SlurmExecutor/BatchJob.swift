@@ -111,7 +111,8 @@ final class BatchJob: TaskExecution, Sendable {
         }
         guard first else { return }
         let status = (try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? ""  // none: the job never ran its script
-        let recorded = TaskScript.read(status, commands: commands).result
+        // An array item's own SLURM_JOB_ID is not the array's id: the run's own file name is its guard.
+        let recorded = TaskScript.read(status, commands: commands, job: id.flatMap { $0.contains("_") ? nil : $0 }).result
         let result: TaskResult
         if let rejection {
             result = .failed(exitCode: nil, reason: rejection)

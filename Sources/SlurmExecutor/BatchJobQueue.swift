@@ -38,13 +38,16 @@ final class BatchJobQueue: Sendable {
     let queueSize: Int
     private let cluster: SlurmCluster
     private let directory: String
+    /// The run's token, in the names of its job array scripts as in its attempt files (`SlurmExecutor`).
+    private let runToken: String
     private let submitRate: Double?
     private let pollInterval: Double
     private let queue = DispatchQueue(label: "jobgraph.slurm.jobs")
     private let state = Locked(State())
     private let clock = ContinuousClock()
 
-    init(cluster: SlurmCluster, directory: String, queueSize: Int, submitRate: Double?, pollInterval: Double) {
+    init(cluster: SlurmCluster, directory: String, runToken: String, queueSize: Int, submitRate: Double?, pollInterval: Double) {
+        self.runToken = runToken
         self.cluster = cluster
         self.directory = directory
         self.queueSize = queueSize
@@ -243,7 +246,7 @@ final class BatchJobQueue: Sendable {
                 return state.arrays
             }
             let name = String(first.work.id.rawValue.prefix { $0 != "[" })
-            script = "\(directory)/\(SlurmExecutor.fileName(TaskID(name))).array\(number).sh"
+            script = "\(directory)/\(SlurmExecutor.fileName(TaskID(name))).array\(number).\(runToken).sh"
             var text = "#!/bin/sh\n# jobgraph: \(group.count) items of \(name) as one job array\ncase \"$SLURM_ARRAY_TASK_ID\" in\n"
             for (index, job) in group.enumerated() {
                 text += "\(index)) exec /bin/sh \(TaskScript.quoted(job.scriptFile)) ;;\n"
@@ -255,7 +258,7 @@ final class BatchJobQueue: Sendable {
                 for job in group { job.rejected("cannot write '\(script)': \(error)") }
                 return
             }
-            arguments += ["--array=0-\(group.count - 1)", "--job-name=\(name)", "--output=\(directory)/\(SlurmExecutor.fileName(TaskID(name))).array\(number)_%a.slurm.out"]
+            arguments += ["--array=0-\(group.count - 1)", "--job-name=\(name)", "--output=\(directory)/\(SlurmExecutor.fileName(TaskID(name))).array\(number).\(runToken)_%a.slurm.out"]
         }
         let output: SlurmCommand.Output
         do {

@@ -1,5 +1,6 @@
 import Foundation
 import JobGraphBasics
+import JobGraphSystem
 import Execution
 import PipelineModel
 import TaskGraph
@@ -40,6 +41,9 @@ public final class SlurmExecutor: TaskExecutor {
     /// Ctrl-C or SIGTERM came: the summary says the allocation was cancelled, not released.
     private let interrupted = Locked(false)
     private let plan: SlurmPlanDescription
+    /// Names this run's attempt files (`TASK.ATTEMPT.RUN.status`), so that a job of an earlier run still
+    /// running (jobgraph was killed) never writes into this run's: its outcome cannot become this run's verdict.
+    private let runToken = String(UInt64.random(in: 1...UInt64.max), radix: 36)
 
     /// The tasks of `graph` that cannot go to a cluster because they use jobgraph's terminal (`interactive`,
     /// `prompt`): an error at each, for exit status 2 before anything runs (docs/pipeline.md, "Interactive tasks").
@@ -77,7 +81,8 @@ public final class SlurmExecutor: TaskExecutor {
         self.mode = mode
         self.jobs = jobs
         self.local = local
-        self.environment = environment
+        // What runs on the cluster is not the session watchdog's to stop (docs/state.md, "A killed run").
+        self.environment = environment.filter { $0.key != SessionWatchdog.variable }
         plan = SlurmPlanDescription(mode: mode, jobs: jobs)
         workDirectory = stateDirectory + "/slurm"
         var clusterTasks: [String: (task: TaskSpec, slurm: SlurmSpec)] = [:]
@@ -87,7 +92,7 @@ public final class SlurmExecutor: TaskExecutor {
         self.clusterTasks = clusterTasks
         let top = graph.pipeline.slurm ?? SlurmSpec()
         batch = mode == .jobs
-            ? BatchJobQueue(cluster: cluster, directory: stateDirectory + "/slurm", queueSize: top.queueSize ?? 100,
+            ? BatchJobQueue(cluster: cluster, directory: stateDirectory + "/slurm", runToken: runToken, queueSize: top.queueSize ?? 100,
                             submitRate: top.submitRate, pollInterval: top.pollInterval ?? 5)
             : nil
     }
@@ -121,7 +126,7 @@ public final class SlurmExecutor: TaskExecutor {
         guard graph.pipeline.slurmRunsInWorkerSteps else {
             return ["slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); each task runs as a job step in it"]
         }
-        let marker = "jobgraph-" + String(UInt64.random(in: 1...UInt64.max), radix: 36)
+        let marker = "jobgraph-" + runToken
         var started: [StepWorker] = []
         for index in 0..<jobs {
             do {
@@ -149,10 +154,13 @@ public final class SlurmExecutor: TaskExecutor {
         else { return try local.start(work, reporter: reporter) }
         // A retry asks for what `retry_scale` gives it; its `timeout` is scaled already (`TaskWork`).
         let spec = unscaled.scaled(by: task.retryScale, attempt: work.attempt)
-        // A batch job and a worker step get the environment as `work` holds it; a local `srun` adds the attempt itself.
+        // What runs on the cluster is not the session watchdog's to stop (docs/state.md, "A killed run").
+        // A batch job and a worker step get the environment as `work` holds it, the attempt's number with it.
         var work = work
+        work.environment[SessionWatchdog.variable] = nil
         work.environment[TaskWork.attemptVariable] = String(work.attempt)
-        let statusFile = "\(workDirectory)/\(Self.fileName(work.id)).\(work.attempt).status"
+        work.sharedEnvironment = nil
+        let statusFile = "\(workDirectory)/\(Self.fileName(work.id)).\(work.attempt).\(runToken).status"
         if let batch {
             return batch.submit(work: work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile,
                                 arrayKey: Self.arrayKey(task, work: work), reporter: reporter)
@@ -196,7 +204,7 @@ public final class SlurmExecutor: TaskExecutor {
             finished: { result in
                 let text = (try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? ""  // no file: the step never began
                 unlink(statusFile)
-                let recorded = TaskScript.read(text, commands: commands)
+                let recorded = TaskScript.read(text, commands: commands, job: job)
                 if let id = recorded.slurmID { reporter.executorJob(id) }
                 reporter.finished(Self.outcome(local: result, recorded: recorded.result, slurmError: slurmError.withLock { $0 }))
             })

@@ -28,6 +28,8 @@ final class StepWorker: Sendable {
     }
 
     private let marker: String
+    /// The allocation: the only job whose status files its tasks read.
+    private let job: String
     /// What `srun` gave the worker (and so each task before its own changes).
     private let environment: [String: String]
     private let fifo: String
@@ -39,9 +41,10 @@ final class StepWorker: Sendable {
 
     /// Starts the worker's `srun`; its step comes up while the run begins (requests wait in the FIFO).
     /// - Throws: when the FIFO or the local process cannot be made.
-    init(index: Int, job: String, cpus: Int, srun: String, marker: String, directory: String, local: any TaskExecutor,
-         environment: [String: String]) throws {
+    init(index: Int, job: String, cpus: Int, srun: String, marker: String, directory: String,
+         local: any TaskExecutor, environment: [String: String]) throws {
         self.marker = marker
+        self.job = job
         self.environment = environment
         fifo = "\(directory)/worker-\(index).fifo"
         unlink(fifo)
@@ -85,7 +88,7 @@ final class StepWorker: Sendable {
             return nil
         }
         let task = WorkerTask(key: key, work: work, commands: commands, statusFile: statusFile, taskFile: taskFile,
-                              reporter: reporter) { [weak self] line in self?.send(line) }
+                              job: job, reporter: reporter) { [weak self] line in self?.send(line) }
         state.withLock { $0.current = task }
         task.begin()
         return task

@@ -78,10 +78,13 @@ enum TaskScript {
     }
 
     /// What a status file says: the Slurm id, and the outcome if the program got to record one.
-    static func read(_ text: String, commands: [String]) -> (slurmID: String?, result: TaskResult?) {
+    /// - Parameter job: the Slurm job that must have written it (the allocation, or the batch job); an
+    ///   outcome written by another job (an orphan of an earlier run) counts as none.
+    static func read(_ text: String, commands: [String], job: String?) -> (slurmID: String?, result: TaskResult?) {
         let lines = text.split(separator: "\n").map(String.init)
         let id = lines.first.flatMap { $0.isEmpty ? nil : $0 }
         guard lines.count >= 2 else { return (id, nil) }
+        if let job, id?.prefix(while: { $0 != "." }) != Substring(job) { return (id, nil) }
         let fields = lines[1].split(separator: " ")
         guard fields.count == 2, let code = Int32(fields[1]) else { return (id, nil) }
         guard let index = Int(fields[0]), commands.indices.contains(index) else { return (id, .succeeded) }

@@ -24,19 +24,22 @@ final class WorkerTask: TaskExecution, @unchecked Sendable {
     private let commands: [String]
     private let statusFile: String
     private let taskFile: String
+    /// The allocation, whose steps alone write this attempt's status.
+    private let job: String
     private let log: TaskLogFile
     private let reporter: TaskReporter
     /// Writes one request line to the worker.
     private let send: @Sendable (String) -> Void
     private let state = Locked(State())
 
-    init(key: String, work: TaskWork, commands: [String], statusFile: String, taskFile: String, reporter: TaskReporter,
-         send: @escaping @Sendable (String) -> Void) {
+    init(key: String, work: TaskWork, commands: [String], statusFile: String, taskFile: String, job: String,
+         reporter: TaskReporter, send: @escaping @Sendable (String) -> Void) {
         self.key = key
         self.work = work
         self.commands = commands
         self.statusFile = statusFile
         self.taskFile = taskFile
+        self.job = job
         self.reporter = reporter
         self.send = send
         log = TaskLogFile(work: work)
@@ -78,7 +81,7 @@ final class WorkerTask: TaskExecution, @unchecked Sendable {
         unlink(taskFile)
         let text = (try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? ""  // no file: the commands never began
         unlink(statusFile)
-        let recorded = TaskScript.read(text, commands: commands)
+        let recorded = TaskScript.read(text, commands: commands, job: job)
         if let id = recorded.slurmID { reporter.executorJob(id) }
         let local: TaskResult = if timedOut {
             .failed(exitCode: nil, reason: "timed out after \(DurationText.text(forSeconds: work.timeout ?? 0))")

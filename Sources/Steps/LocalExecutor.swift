@@ -15,6 +15,7 @@ public final class LocalExecutor: TaskExecutor {
     private let logDirectory: LogDirectory
     private let handoff: TerminalHandoff?
     private let oomKills: OOMKillCounter?
+    private let beforeStart: (@Sendable () -> Void)?
 
     /// - Parameters:
     ///   - loop: watches the children; it must outlive every task started here.
@@ -22,10 +23,12 @@ public final class LocalExecutor: TaskExecutor {
     ///   - failures: where a log that cannot be written is reported, once per file.
     ///   - handoff: what a task that uses the terminal waits for before it writes there: the live board stepping aside.
     ///   - oomKills: the kernel's count of OOM kills, which makes a task's unexplained SIGKILL an `oom` failure.
+    ///   - beforeStart: called as each task starts, before its first process (the session's watchdog starts then).
     public init(loop: EventLoop, logDirectory: String, spawner: ProcessSpawner = ProcessSpawner(), failures: WriteFailures? = nil,
-                handoff: TerminalHandoff? = nil, oomKills: OOMKillCounter? = .located()) {
+                handoff: TerminalHandoff? = nil, oomKills: OOMKillCounter? = .located(), beforeStart: (@Sendable () -> Void)? = nil) {
         self.handoff = handoff
         self.oomKills = oomKills
+        self.beforeStart = beforeStart
         self.loop = loop
         var spawner = spawner
         // Every child goes to the loop, which closes the held end at the child's exit.
@@ -35,6 +38,7 @@ public final class LocalExecutor: TaskExecutor {
     }
 
     public func start(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution {
+        beforeStart?()
         // A task that uses the terminal waits for the board to step aside, then for its answer, on a thread.
         if work.prompt != nil || work.isInteractive && handoff != nil {
             // Truncated now: a task that fails at its prompt writes no line, and an earlier run's log must

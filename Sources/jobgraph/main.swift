@@ -5,6 +5,8 @@ import JobGraphCLI
 // the event loop's signalfd. The main thread then parks instead of draining the main queue: the async
 // `main` that Swift would otherwise use hands this thread to dispatch, which clears its signal mask and
 // would let SIGINT end the process before jobgraph can stop its tasks.
+// The session watchdog is this executable too; in it, this never returns.
+Entrypoint.serveWatchdogIfAsked()
 Entrypoint.prepareSignals()
 Task.detached { await Entrypoint.main() }
 DispatchSemaphore(value: 0).wait()

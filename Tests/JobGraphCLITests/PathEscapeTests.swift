@@ -201,4 +201,25 @@ import Testing
             open(sys.argv[1], "wb").write(png)
             """, [path])
     }
+
+    /// The summary shows a failed task's last log lines: a task refused before it started wrote none, so
+    /// the lines of the run before must not appear as this run's.
+    @Test func aTaskRefusedBeforeItStartsShowsNoLogOfAnEarlierRun() async throws {
+        let directory = try ScratchDirectory("jobgraph-paths")
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.file("ok"), withIntermediateDirectories: true)
+        try directory.write("""
+            version: 1
+            vars: {D: ok}
+            tasks:
+              a: {cwd: "{{ D }}", run: "echo from-an-earlier-run; exit 3"}
+            """, to: "p.yaml")
+        let earlier = try await JobGraphBinary.run(["run", "p.yaml", "--progress", "plain"], in: directory)
+        #expect(earlier.status == 1)
+        #expect(earlier.standardOutput.contains("    from-an-earlier-run"), "\(earlier.standardOutput)")
+        let refused = try await JobGraphBinary.run(["run", "p.yaml", "--var", "D=../x", "--progress", "plain"], in: directory)
+        #expect(refused.status == 1, "\(refused.standardError)")
+        #expect(refused.standardOutput.contains("a failed: cwd '../x'"), "\(refused.standardOutput)")
+        #expect(!refused.standardOutput.contains("from-an-earlier-run"), "\(refused.standardOutput)")
+    }
 }

@@ -25,6 +25,11 @@ struct SlurmRunTests {
         let directory = try ScratchDirectory("jobgraph-slurm")
         defer { directory.remove() }
         try directory.write(pipeline, to: "p.yaml")
+        return try await run(pipeline: directory, arguments, mode: mode)
+    }
+
+    /// Runs `p.yaml` in `directory`.
+    private static func run(pipeline directory: ScratchDirectory, _ arguments: [String] = [], mode: Mode?) async throws -> Run {
         let executor = mode.map { ["--executor", "slurm", "--slurm-mode", $0.rawValue] } ?? ["--executor", "local"]
         let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--events", "events.jsonl"] + executor + arguments, in: directory,
                                                    environment: LocalSlurmCluster.environment)
@@ -150,6 +155,35 @@ struct SlurmRunTests {
         #expect(await eventually(within: .seconds(30)) {
             ["1", "2", "3"].allSatisfy { ProcessTable.living(withArgument: "300.\(marker)\($0)").isEmpty }
         }, "a task's process outlived the run on the node")
+    }
+
+    /// Issue 34: a batch job of a killed run goes on and ends with exit 0 while the next run's attempt of the
+    /// same task exits 3. Each waits for the other: the orphan ends once the new attempt has begun, and the new
+    /// attempt fails once the orphan's end is written. The orphan's end must not become the new run's verdict.
+    @Test(arguments: Mode.allCases)
+    func anOrphanOfAKilledRunDecidesNothingInTheNext(mode: Mode) async throws {
+        let directory = try ScratchDirectory("jobgraph-slurm")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            tasks:
+              x: {run: "if [ -e first.began ]; then touch second.began; until grep -qs -- '- 0' .jobgraph/slurm/x.1*status; do sleep 0.05; done; exit 3; fi; touch first.began; until [ -e second.began ]; do sleep 0.05; done"}
+            """, to: "p.yaml")
+        let killed = try JobGraphBinary.start(["run", "p.yaml", "--executor", "slurm", "--slurm-mode", "jobs"],
+                                              in: directory, environment: LocalSlurmCluster.environment)
+        #expect(await eventually(within: .seconds(60)) { directory.exists("first.began") })
+        killed.send(SIGKILL)
+        _ = try await killed.finish(within: .seconds(60))
+        // The orphan runs on: only the new run's attempt can end it.
+        #expect(await LocalSlurmCluster.client("squeue", ["--noheader", "--states=RUNNING"])?.isEmpty == false)
+
+        let next = try await Self.run(pipeline: directory, mode: mode)
+        #expect(directory.exists("second.began"))
+        #expect(next.outcome.status == 1, "\(next.outcome.standardOutput)\n\(next.outcome.standardError)")
+        #expect(next.transitions["x"]?.last?.hasPrefix("executing->failed #1 exit 3 (") == true, "\(next.transitions)")
+        #expect(await eventually(within: .seconds(30), every: .milliseconds(100)) {
+            await LocalSlurmCluster.client("squeue", ["--noheader"]) == ""
+        }, "the orphan is still in squeue")
     }
 
     @Test func aParallelGroupRunsInAStepOfItsOwn() async throws {

@@ -99,11 +99,21 @@ import Testing
 
     @Test func aStatusFileGivesTheStepAndHowItsCommandsEnded() {
         let commands = ["make", "make test"]
-        #expect(TaskScript.read("12.3\n- 0\n", commands: commands).slurmID == "12.3")
-        #expect(TaskScript.read("12.3\n- 0\n", commands: commands).result == .succeeded)
-        let failed = TaskScript.read("12.3\n1 2\n", commands: commands)
+        #expect(TaskScript.read("12.3\n- 0\n", commands: commands, job: "12").slurmID == "12.3")
+        #expect(TaskScript.read("12.3\n- 0\n", commands: commands, job: "12").result == .succeeded)
+        let failed = TaskScript.read("12.3\n1 2\n", commands: commands, job: "12")
         #expect(failed.result == .failed(exitCode: 2, reason: "`make test` exited with code 2"))
         // Begun and not ended: the id, and no outcome.
-        #expect(TaskScript.read("12.3\n", commands: commands).result == nil)
+        #expect(TaskScript.read("12.3\n", commands: commands, job: "12").result == nil)
+        // A batch job's own line has no step id.
+        #expect(TaskScript.read("40.\n- 0\n", commands: commands, job: "40").result == .succeeded)
+    }
+
+    /// Issue 34: an orphaned job of an earlier run that writes its end into this run's file decides nothing.
+    @Test func anEndWrittenByAnotherJobIsNoEnd() {
+        let commands = ["make"]
+        #expect(TaskScript.read("7.1\n- 0\n", commands: commands, job: "12").result == nil)
+        #expect(TaskScript.read("127.1\n- 0\n", commands: commands, job: "12").result == nil)
+        #expect(TaskScript.read("7.\n- 0\n", commands: commands, job: "71").result == nil)
     }
 }
