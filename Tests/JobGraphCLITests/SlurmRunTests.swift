@@ -85,6 +85,34 @@ struct SlurmRunTests {
         }
     }
 
+    /// `retry_on` and the attempt's number on the cluster as locally (docs/pipeline.md, "Retries"); in jobs
+    /// mode the retry's job asks for the memory `retry_scale` gives it, which Slurm tells the job.
+    @Test(arguments: Mode.allCases)
+    func retryOnAndTheAttemptNumber(mode: Mode) async throws {
+        let pipeline = """
+            version: 1
+            tasks:
+              flaky:
+                run: 'echo "try {{ attempt }} $JOBGRAPH_ATTEMPT mem ${SLURM_MEM_PER_NODE:-none}"; [ "$JOBGRAPH_ATTEMPT" = 2 ] || exit 75'
+                retries: 2
+                retry_delay: 0
+                retry_on: [75]
+                retry_scale: {mem: 2}
+                slurm: {mem: 100M}
+              unlisted: {run: "exit 3", retries: 2, retry_delay: 0, retry_on: [75, timeout]}
+            """
+        let (local, slurm) = try await Self.expectSameRun(pipeline, ["--keep-going"], mode: mode)
+        #expect(local.outcome.status == 1)
+        #expect(slurm.transitions["unlisted"]?.last == "executing->failed #1 exit 3 (`exit 3` exited with code 3; not retried: retry_on [75, timeout] does not list exit code 3)",
+                "\(slurm.transitions)")
+        #expect(slurm.transitions["flaky"]?.last?.hasPrefix("executing->succeeded #2") == true, "\(slurm.transitions)")
+        #expect(local.outcome.outputLines.contains("flaky | try 2 2 mem none"), "\(local.outcome.outputLines)")
+        // A job's memory is its own; a step in the allocation has the allocation's.
+        let memory = mode == .jobs ? "mem 200" : "mem"
+        #expect(slurm.outcome.outputLines.contains { $0.hasPrefix("flaky | try 2 2 \(memory)") }, "\(slurm.outcome.outputLines)")
+        if mode == .jobs { #expect(slurm.outcome.outputLines.contains("flaky | try 1 1 mem 100"), "\(slurm.outcome.outputLines)") }
+    }
+
     @Test(arguments: Mode.allCases)
     func queueLimitsAndJobsHoldOnTheCluster(mode: Mode) async throws {
         // Each task fails if more of its kind run at once than its queue or `--jobs` allow.
