@@ -8,9 +8,14 @@ import TaskGraph
 
 /// Loads and checks the pipeline for a command, printing every diagnostic; a pipeline with errors ends
 /// the command with exit status 2 (contract: "Exit codes").
-func checkedGraph(_ options: PipelineOptions, file: String) throws -> TaskGraph {
+/// - Parameter fileNeedsIn: the pipeline's folder, to add the needs its files imply and warn where input
+///   and output globs may overlap (`validate`); `nil` adds none.
+func checkedGraph(_ options: PipelineOptions, file: String, fileNeedsIn directory: String? = nil) throws -> TaskGraph {
     var diagnostics = Diagnostics()
-    let graph = PipelineCheck.graph(contentsOf: file, variableOverrides: options.variableOverrides, diagnostics: &diagnostics)
+    var graph = PipelineCheck.graph(contentsOf: file, variableOverrides: options.variableOverrides, diagnostics: &diagnostics)
+    if let directory, let whole = graph, !diagnostics.hasErrors {
+        graph = whole.addingFileNeeds(pipelineDirectory: directory, warnOverlaps: true, diagnostics: &diagnostics)
+    }
     report(diagnostics)
     guard let graph, !diagnostics.hasErrors else { throw ExitCode(ExitStatus.invalid) }
     return graph
@@ -39,6 +44,10 @@ func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: S
         ? VariableCommands.runner(in: source.directory, environment: ProcessInfo.processInfo.environment) : nil
     var graph = diagnostics.hasErrors ? nil
         : PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, variableCommands: commands, diagnostics: &diagnostics)
+    // Before the selection, so that naming a task brings in what writes its inputs.
+    if let whole = graph, !diagnostics.hasErrors {
+        graph = whole.addingFileNeeds(pipelineDirectory: source.directory, diagnostics: &diagnostics)
+    }
     // A run that names no task runs the file's `default:`, else every task that is not `manual`.
     if let whole = graph, !diagnostics.hasErrors {
         graph = arguments.names.isEmpty ? whole.defaultSelection(diagnostics: &diagnostics)

@@ -11,8 +11,9 @@ struct ValidateCommand: AsyncParsableCommand {
     @OptionGroup var pipeline: PipelineOptions
 
     func run() async throws {
-        let file = try pipeline.resolved().file
-        let graph = try checkedGraph(pipeline, file: file)
+        let source = try pipeline.resolved()
+        let file = source.file
+        let graph = try checkedGraph(pipeline, file: file, fileNeedsIn: source.directory)
         Console.standardOutput.write(line: "\(file): valid, \(graph.nodes.count) tasks, \(graph.dependencies.totalCount) dependencies")
         graph.keepUntilExit()
     }

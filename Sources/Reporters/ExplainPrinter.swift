@@ -7,6 +7,7 @@ import TaskGraph
 ///
 ///     use: runs because input 'a.txt' changed
 ///       gen: up-to-date
+///       fetch (needed: it writes 'data.csv'): up-to-date
 public struct ExplainPrinter: Sendable {
     public init() {}
 
@@ -21,11 +22,15 @@ public struct ExplainPrinter: Sendable {
         let names = Set(graph.pipeline.includedGoals[task]?.map(\.rawValue) ?? [graph.resolvedName(task)])
         let roots = graph.nodes.indices.filter { names.contains(graph.nodes[$0].id.rawValue) || names.contains(graph.nodes[$0].baseID.rawValue) }
         // An explicit stack: a chain of thousands of needs would overflow a recursive walk.
-        var stack = roots.reversed().map { (index: $0, depth: 0) }
-        while let (index, depth) = stack.popLast() {
+        var stack = roots.reversed().map { (index: $0, depth: 0, writes: String?.none) }
+        while let (index, depth, writes) = stack.popLast() {
             guard seen.insert(index).inserted else { continue }
-            lines.append(String(repeating: "  ", count: depth) + "\(graph.nodes[index].displayName): " + Self.verdict(reasons[index]))
-            for need in graph.dependencies[index].reversed() where !seen.contains(need) { stack.append((need, depth + 1)) }
+            // A need no `needs` entry wrote says which file made it.
+            let why = writes.map { " (needed: it writes '\($0)')" } ?? ""
+            lines.append(String(repeating: "  ", count: depth) + "\(graph.nodes[index].displayName)\(why): " + Self.verdict(reasons[index]))
+            for (edge, need) in graph.dependencies[index].enumerated().reversed() where !seen.contains(need) {
+                stack.append((need, depth + 1, graph.inferredNeed(ofNode: index, edge: edge)?.path))
+            }
         }
         return lines
     }

@@ -60,7 +60,10 @@ public struct PlanPrinter: Sendable {
             let reason = reasons.map { $0[index] }
             return PlanEntry(step: step, task: node.displayName, queue: layout.names[layout.queueOfTask[index]],
                              priority: node.spec.priority.rawValue, qos: (graph.qualityOfService(ofNode: index) ?? .default).rawValue,
-                             needs: graph.dependencies[index].map { graph.nodes[$0].id.rawValue }, notes: notes(for: node),
+                             needs: graph.dependencies[index].map { graph.nodes[$0].id.rawValue },
+                             inferredNeeds: graph.dependencies[index].indices.filter { graph.isFoundFromFiles(node: index, edge: $0) }
+                                 .map { graph.nodes[graph.dependencies[index][$0]].id.rawValue },
+                             notes: notes(for: node),
                              executor: describedExecutor(index, in: graph),
                              decision: reason?.decision, reason: reason?.description)
         }
@@ -127,6 +130,8 @@ private struct PlanEntry: Encodable {
     var priority: String
     var qos: String
     var needs: [String]
+    /// The needs found from files (docs/pipeline.md, "Dependencies found from files"), in the JSON only.
+    var inferredNeeds: [String]
     var notes: [String]
     /// When the run's executor describes its tasks (`--executor slurm`).
     var executor: Described?
@@ -150,6 +155,7 @@ private struct PlanEntry: Encodable {
         try container.encode(priority, forKey: Key("priority"))
         try container.encode(qos, forKey: Key("qos"))
         try container.encode(needs, forKey: Key("needs"))
+        try container.encode(inferredNeeds, forKey: Key("inferred_needs"))
         try container.encode(notes, forKey: Key("notes"))
         if let executor { try container.encode(executor.text, forKey: Key(executor.column)) }
         try container.encodeIfPresent(decision, forKey: Key("decision"))

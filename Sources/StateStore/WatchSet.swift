@@ -1,4 +1,5 @@
 import Execution
+import JobGraphBasics
 
 /// What `run --watch` watches for a selection of tasks: the folders holding their declared inputs and
 /// the pipeline file, and which changed paths call for a rerun.

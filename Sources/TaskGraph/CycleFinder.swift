@@ -25,16 +25,19 @@ struct CycleFinder {
     let nodes: [TaskNode]
     let dependencies: AdjacencyLists
     let edgeNeeds: [Int32]
+    let inferredNeeds: [InferredNeed]
     private var reportedEntrySets: Set<Set<SourceLocation>> = []
 
-    init(nodes: [TaskNode], dependencies: AdjacencyLists, edgeNeeds: [Int32]) {
+    init(nodes: [TaskNode], dependencies: AdjacencyLists, edgeNeeds: [Int32], inferredNeeds: [InferredNeed] = []) {
         self.nodes = nodes
         self.dependencies = dependencies
         self.edgeNeeds = edgeNeeds
+        self.inferredNeeds = inferredNeeds
     }
 
     private func location(ofNode node: Int, edge: Int) -> SourceLocation {
-        TaskGraph.dependencyLocation(nodes: nodes, dependencies: dependencies, edgeNeeds: edgeNeeds, node: node, edge: edge)
+        TaskGraph.dependencyLocation(
+            nodes: nodes, dependencies: dependencies, edgeNeeds: edgeNeeds, inferredNeeds: inferredNeeds, node: node, edge: edge)
     }
 
     /// Reports every cycle among the nodes not in `sorted` (the part of a topological order Kahn's
@@ -86,7 +89,13 @@ struct CycleFinder {
         diagnostics.error("dependency cycle: \(chain)", at: closing)
         for (hop, entry) in zip(hops, entries) {
             let needed = dependencies[hop.node][hop.nextEdge - 1]
-            diagnostics.note("'\(nodes[hop.node].id)' needs '\(nodes[needed].id)' here", at: entry)
+            let code = edgeNeeds[dependencies.firstEdge(of: hop.node) + hop.nextEdge - 1]
+            if let inferred = TaskGraph.inferredNeed(code: code, in: inferredNeeds) {
+                diagnostics.note("'\(nodes[hop.node].id)' needs '\(nodes[needed].id)': it reads '\(inferred.path)' here", at: entry)
+                diagnostics.note("which '\(nodes[needed].id)' writes here", at: inferred.output)
+            } else {
+                diagnostics.note("'\(nodes[hop.node].id)' needs '\(nodes[needed].id)' here", at: entry)
+            }
         }
         return true
     }

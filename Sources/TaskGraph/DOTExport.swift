@@ -16,8 +16,10 @@ extension TaskGraph {
             lines.append("  \(Self.dotQuoted(node.id.rawValue)) [label=\(Self.dotQuoted(label))\(style)];")
         }
         for node in nodes {
-            for dependency in dependencies[node.index] {
-                lines.append("  \(Self.dotQuoted(nodes[dependency].id.rawValue)) -> \(Self.dotQuoted(node.id.rawValue));")
+            for (edge, dependency) in dependencies[node.index].enumerated() {
+                // A need found from files is dashed: no `needs` entry wrote it.
+                let style = isFoundFromFiles(node: node.index, edge: edge) ? " [style=dashed]" : ""
+                lines.append("  \(Self.dotQuoted(nodes[dependency].id.rawValue)) -> \(Self.dotQuoted(node.id.rawValue))\(style);")
             }
         }
         lines.append("}")

@@ -6,7 +6,7 @@ extension TaskGraph {
     /// always gives the same bytes.
     ///
     /// `{"nodes": [{"id", "action", "queue", "priority", "qos", "needs", "dynamic", "item", "parallel",
-    /// "conditions", "exclusive", "service"}], "edges": [{"from", "to"}]}`; `parallel` counts a parallel
+    /// "conditions", "exclusive", "service"}], "edges": [{"from", "to", "inferred"}]}`; `parallel` counts a parallel
     /// group's commands, `conditions` reads each condition as `run --dry-run` does, `service` is
     /// `{"ready", "timeout"}` (seconds); an edge runs from a needed task to the task that needs it;
     /// absent values are `null`.
@@ -82,9 +82,11 @@ struct GraphDocument: Encodable {
         var from: String
         /// The task that needs it.
         var to: String
+        /// Found from files: the task reads what the needed one writes, and no `needs` entry says so.
+        var inferred: Bool
 
         enum CodingKeys: String, CodingKey {
-            case from, to
+            case from, to, inferred
         }
     }
 
@@ -108,7 +110,9 @@ struct GraphDocument: Encodable {
                 service: node.specField(\.service).map { Node.Service(ready: $0.ready?.summary, timeout: $0.timeout) })
         }
         edges = graph.nodes.flatMap { node in
-            graph.dependencies[node.index].map { Edge(from: graph.nodes[$0].id.rawValue, to: node.id.rawValue) }
+            graph.dependencies[node.index].enumerated().map { edge, need in
+                Edge(from: graph.nodes[need].id.rawValue, to: node.id.rawValue, inferred: graph.isFoundFromFiles(node: node.index, edge: edge))
+            }
         }
     }
 }

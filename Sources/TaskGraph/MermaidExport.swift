@@ -4,7 +4,7 @@ extension TaskGraph {
     /// Mermaid ids must be plain words, so node `i` is `n<i>` and its label carries the task id and,
     /// when it has them, its queue and its gates (parallel group, conditions, exclusivity categories,
     /// service); a dynamic fan-out is dashed and shown as `photo[*]`, a service is a rounded box. Edges run from
-    /// a needed task to the task that needs it.
+    /// a needed task to the task that needs it, dotted for a need found from files.
     public var mermaidText: String {
         var lines = ["flowchart LR"]
         for node in nodes {
@@ -15,7 +15,9 @@ extension TaskGraph {
             lines.append("  n\(node.index)\(open)\"\(label)\"\(close)")
         }
         for node in nodes {
-            for dependency in dependencies[node.index] { lines.append("  n\(dependency) --> n\(node.index)") }
+            for (edge, dependency) in dependencies[node.index].enumerated() {
+                lines.append("  n\(dependency) \(isFoundFromFiles(node: node.index, edge: edge) ? "-.->" : "-->") n\(node.index)")
+            }
         }
         let dynamic = nodes.filter(\.isDynamicFanOut).map { "n\($0.index)" }
         if !dynamic.isEmpty {

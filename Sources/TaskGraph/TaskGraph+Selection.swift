@@ -149,6 +149,6 @@ extension TaskGraph {
         return TaskGraph(
             pipeline: pipeline, nodes: keptNodes, dependencies: selectedDependencies, edgeNeeds: keptEdgeNeeds,
             dependents: keptDependents,
-            topologicalOrder: Self.kahnOrder(dependencies: selectedDependencies, dependents: keptDependents))
+            topologicalOrder: Self.kahnOrder(dependencies: selectedDependencies, dependents: keptDependents), inferredNeeds: inferredNeeds)
     }
 }

@@ -22,12 +22,15 @@ public struct TaskGraph: Sendable {
     /// For each node, the number of edges on the longest path from a node that needs nothing (which has level 0).
     public let levels: [Int]
     /// For each edge, in the order of `dependencies`, the position in its task's `needs` of the entry that made it,
-    /// or `commandLineOrder`.
+    /// or `commandLineOrder`, or for an edge found from files the code of its entry in `inferredNeeds`
+    /// (see `inferredCode`).
     let edgeNeeds: [Int32]
+    /// Why each edge found from files exists (see `addingFileNeeds`).
+    let inferredNeeds: [InferredNeed]
     /// The `edgeNeeds` of an edge that the order of the names on the command line made (see `selecting`).
     static let commandLineOrder: Int32 = -1
 
-    private let names: NodeNames
+    let names: NodeNames
     /// The values of each task's params given on the command line, by task id (see `binding`).
     public internal(set) var parameterValues: [TaskID: [String: String]] = [:]
 
@@ -35,8 +38,9 @@ public struct TaskGraph: Sendable {
     /// `names` may pass the name table when the caller already has it.
     init(
         pipeline: Pipeline, nodes: [TaskNode], dependencies: AdjacencyLists, edgeNeeds: [Int32],
-        dependents: AdjacencyLists, topologicalOrder: [Int], names: NodeNames? = nil
+        dependents: AdjacencyLists, topologicalOrder: [Int], names: NodeNames? = nil, inferredNeeds: [InferredNeed] = []
     ) {
+        self.inferredNeeds = inferredNeeds
         self.pipeline = pipeline
         self.nodes = nodes
         self.dependencies = dependencies
@@ -53,16 +57,19 @@ public struct TaskGraph: Sendable {
         nodes.indices.map { node in dependencies[node].indices.map { dependencyLocation(ofNode: node, edge: $0) } }
     }
 
-    /// Where the `needs` entry behind edge `dependencies[node][edge]` is written; for an edge of the
-    /// command line's order, which no entry wrote, where the waiting task is declared.
+    /// Where the `needs` entry behind edge `dependencies[node][edge]` is written; for an edge found from
+    /// files, where the input is declared; for an edge of the command line's order, which no entry wrote,
+    /// where the waiting task is declared.
     public func dependencyLocation(ofNode node: Int, edge: Int) -> SourceLocation {
-        Self.dependencyLocation(nodes: nodes, dependencies: dependencies, edgeNeeds: edgeNeeds, node: node, edge: edge)
+        Self.dependencyLocation(nodes: nodes, dependencies: dependencies, edgeNeeds: edgeNeeds, inferredNeeds: inferredNeeds, node: node, edge: edge)
     }
 
     static func dependencyLocation(
-        nodes: [TaskNode], dependencies: AdjacencyLists, edgeNeeds: [Int32], node: Int, edge: Int
+        nodes: [TaskNode], dependencies: AdjacencyLists, edgeNeeds: [Int32], inferredNeeds: [InferredNeed], node: Int, edge: Int
     ) -> SourceLocation {
-        let need = Int(edgeNeeds[dependencies.firstEdge(of: node) + edge])
+        let code = edgeNeeds[dependencies.firstEdge(of: node) + edge]
+        if let inferred = inferredNeed(code: code, in: inferredNeeds) { return inferred.input }
+        let need = Int(code)
         guard need >= 0 else { return nodes[node].specField(\.location) }
         return nodes[node].specField(\.needs)[need].location
     }

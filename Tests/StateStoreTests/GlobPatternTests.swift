@@ -1,4 +1,5 @@
 import Testing
+import JobGraphBasics
 @testable import StateStore
 
 @Suite struct GlobPatternTests {

@@ -15,10 +15,12 @@ import TaskGraph
               "edges" : [
                 {
                   "from" : "fetch-list",
+                  "inferred" : false,
                   "to" : "photo"
                 },
                 {
                   "from" : "photo",
+                  "inferred" : false,
                   "to" : "thumb[v1.2]"
                 }
               ],

@@ -1,0 +1,195 @@
+import JobGraphBasics
+import PipelineModel
+
+/// A path one task declares, rendered for its node: absolute and normalised, with where it is written.
+public struct DeclaredPath: Sendable {
+    public var path: String
+    public var location: SourceLocation
+
+    public init(path: String, location: SourceLocation) {
+        self.path = path
+        self.location = location
+    }
+}
+
+/// The `inputs` and `outputs` of one node, as `TaskGraph.addingFileNeeds` compares them.
+public struct NodePaths: Sendable {
+    public var inputs: [DeclaredPath]
+    public var outputs: [DeclaredPath]
+
+    public init(inputs: [DeclaredPath], outputs: [DeclaredPath]) {
+        self.inputs = inputs
+        self.outputs = outputs
+    }
+}
+
+/// An edge no `needs` entry wrote: the dependent reads `path`, which the needed task writes
+/// (docs/pipeline.md, "Dependencies found from files").
+public struct InferredNeed: Sendable, Equatable {
+    /// The path as the dependent's input names it (a glob input: the output it matched).
+    public var path: String
+    /// Where the dependent's input is declared.
+    public var input: SourceLocation
+    /// Where the needed task's output is declared.
+    public var output: SourceLocation
+}
+
+extension TaskGraph {
+    /// The graph with an edge from each task that reads a path to each task that declares it writes it,
+    /// where no `needs` entry already makes one.
+    ///
+    /// A literal input matches a literal output and an output glob; an input glob matches a literal
+    /// output. Two globs are not compared (with `warnOverlaps`, a warning names both when their fixed
+    /// folders nest). A task never needs itself. A cycle through these edges is reported like any other,
+    /// naming the input and the output behind each one.
+    /// - Parameters:
+    ///   - paths: per node, its rendered paths; `nil` for a node whose paths are not known yet (a dynamic
+    ///     fan-out's item paths), which then takes part with none.
+    ///   - directory: paths below it are shown relative to it (the pipeline's folder).
+    ///   - diagnostics: receives the cycles, and the warnings.
+    /// - Returns: the graph (itself when nothing was inferred), or `nil` on a cycle.
+    public func addingFileNeeds(
+        _ paths: [NodePaths?], shownRelativeTo directory: String, warnOverlaps: Bool = false, diagnostics: inout Diagnostics
+    ) -> TaskGraph? {
+        let index = OutputIndex(paths)
+        var inferred: [InferredNeed] = []
+        var builder = AdjacencyBuilder(nodeCapacity: nodes.count, edgeCapacity: dependencies.count)
+        var codes: [Int32] = []
+        var lastAddedBy = [Int32](repeating: -1, count: nodes.count)
+        for node in nodes.indices {
+            let first = dependencies.firstEdge(of: node)
+            for (edge, need) in dependencies[node].enumerated() {
+                lastAddedBy[need] = Int32(node)
+                builder.append(need)
+                codes.append(edgeNeeds[first + edge])
+            }
+            for input in paths[node]?.inputs ?? [] {
+                for (producer, output) in index.producers(of: input.path) where producer != node && lastAddedBy[producer] != Int32(node) {
+                    lastAddedBy[producer] = Int32(node)
+                    builder.append(producer)
+                    codes.append(Self.inferredCode(inferred.count))
+                    var path = GlobPattern(input.path).hasWildcards ? output.path : input.path
+                    if path.hasPrefix(directory + "/") { path.removeFirst(directory.utf8.count + 1) }
+                    inferred.append(InferredNeed(path: path, input: input.location, output: output.location))
+                }
+            }
+            builder.endNode()
+        }
+        if warnOverlaps { index.warnAboutOverlappingGlobs(paths, shownRelativeTo: directory, diagnostics: &diagnostics) }
+        guard !inferred.isEmpty else { return self }
+        let withFiles = builder.build()
+        let dependents = withFiles.reversed()
+        let order = Self.kahnOrder(dependencies: withFiles, dependents: dependents)
+        if order.count < nodes.count {
+            var finder = CycleFinder(nodes: nodes, dependencies: withFiles, edgeNeeds: codes, inferredNeeds: inferred)
+            finder.reportCycles(excluding: order, diagnostics: &diagnostics)
+            return nil
+        }
+        var graph = TaskGraph(
+            pipeline: pipeline, nodes: nodes, dependencies: withFiles, edgeNeeds: codes, dependents: dependents,
+            topologicalOrder: order, names: names, inferredNeeds: inferredNeeds + inferred)
+        graph.parameterValues = parameterValues
+        return graph
+    }
+
+    /// Why edge `dependencies[node][edge]` exists when no `needs` entry wrote it but the files do.
+    public func inferredNeed(ofNode node: Int, edge: Int) -> InferredNeed? {
+        Self.inferredNeed(code: edgeNeeds[dependencies.firstEdge(of: node) + edge], in: inferredNeeds)
+    }
+
+    /// Whether edge `dependencies[node][edge]` was found from files.
+    public func isFoundFromFiles(node: Int, edge: Int) -> Bool { edgeNeeds[dependencies.firstEdge(of: node) + edge] <= -2 }
+
+    /// The `edgeNeeds` code of the inferred edge numbered `number`: below `commandLineOrder`.
+    static func inferredCode(_ number: Int) -> Int32 { Int32(-2 - number) }
+
+    static func inferredNeed(code: Int32, in inferred: [InferredNeed]) -> InferredNeed? {
+        code <= -2 ? inferred[Int(-2 - code)] : nil
+    }
+}
+
+/// Every declared output by path: the literal ones in a table, the globs by the folder before their
+/// first wildcard, so that matching an input looks only at the globs above it.
+private struct OutputIndex {
+    typealias Producer = (node: Int, output: DeclaredPath)
+    private var literal: [String: [Producer]] = [:]
+    private var globsByFolder: [String: [(pattern: GlobPattern, producer: Producer)]] = [:]
+    /// The literal outputs sorted by path, for an input glob to search below its fixed folder.
+    private let sortedLiteral: [String]
+
+    init(_ paths: [NodePaths?]) {
+        for (node, nodePaths) in paths.enumerated() {
+            for output in nodePaths?.outputs ?? [] {
+                let pattern = GlobPattern(output.path)
+                if pattern.hasWildcards {
+                    globsByFolder[pattern.fixedFolder, default: []].append((pattern, (node, output)))
+                } else {
+                    literal[output.path, default: []].append((node, output))
+                }
+            }
+        }
+        sortedLiteral = literal.keys.sorted { $0.precedesInByteOrder($1) }
+    }
+
+    /// The tasks that declare they write what `input` names.
+    func producers(of input: String) -> [Producer] {
+        let pattern = GlobPattern(input)
+        if pattern.hasWildcards {
+            var found: [Producer] = []
+            for path in literalPaths(below: pattern.fixedFolder) where pattern.matches(path: path) {
+                found += literal[path] ?? []
+            }
+            // In file order, as the needs a task writes are.
+            return found.sorted { $0.node < $1.node }
+        }
+        var found = literal[input] ?? []
+        guard !globsByFolder.isEmpty else { return found }
+        var folder = Substring(input)
+        while let slash = folder.lastIndex(of: "/") {
+            folder = folder[..<slash]
+            for glob in globsByFolder[folder.isEmpty ? "" : String(folder)] ?? [] where glob.pattern.matches(path: input) {
+                found.append(glob.producer)
+            }
+        }
+        return found
+    }
+
+    private func literalPaths(below folder: String) -> ArraySlice<String> {
+        let prefix = folder + "/"
+        var low = 0, high = sortedLiteral.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sortedLiteral[middle].precedesInByteOrder(prefix) { low = middle + 1 } else { high = middle }
+        }
+        var end = low
+        while end < sortedLiteral.count, sortedLiteral[end].hasPrefix(prefix) { end += 1 }
+        return sortedLiteral[low..<end]
+    }
+
+    /// Two globs are not compared; where an input glob's fixed folder and an output glob's nest, they may
+    /// name the same files, and the user should say which task needs which.
+    func warnAboutOverlappingGlobs(_ paths: [NodePaths?], shownRelativeTo directory: String, diagnostics: inout Diagnostics) {
+        func shown(_ path: String) -> String { path.hasPrefix(directory + "/") ? String(path.dropFirst(directory.utf8.count + 1)) : path }
+        var warned: Set<[SourceLocation]> = []
+        for (node, nodePaths) in paths.enumerated() {
+            for input in nodePaths?.inputs ?? [] {
+                let pattern = GlobPattern(input.path)
+                guard pattern.hasWildcards else { continue }
+                for (folder, globs) in globsByFolder where Self.nests(folder, pattern.fixedFolder) {
+                    for glob in globs where glob.producer.node != node {
+                        // The items of a fan-out share their declarations: one warning per pair of them.
+                        guard warned.insert([input.location, glob.producer.output.location]).inserted else { continue }
+                        diagnostics.warning(
+                            "input glob '\(shown(input.path))' may name files that the output glob '\(shown(glob.producer.output.path))' declares; "
+                                + "globs are not compared, so add a `needs` entry if this task reads them", at: input.location)
+                        diagnostics.note("the output glob is declared here", at: glob.producer.output.location)
+                    }
+                }
+            }
+        }
+    }
+
+    private static func nests(_ a: String, _ b: String) -> Bool {
+        a == b || a.hasPrefix(b + "/") || b.hasPrefix(a + "/")
+    }
+}
