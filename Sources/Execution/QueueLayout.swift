@@ -78,11 +78,11 @@ extension Plan {
 }
 
 extension Condition {
-    /// Whether the condition names `{{ item }}`: in a dynamic fan-out, each item checks such a condition
+    /// Whether the condition names `{{ item }}` or `{{ index }}`: in a dynamic fan-out, each item checks such a condition
     /// itself; the fan-out checks the others once, before it reads its list.
     public var usesItem: Bool {
         switch self {
-        case .fileExists(let template), .command(let template): template.variableNames.contains("item")
+        case .fileExists(let template), .command(let template): template.usesItem
         case .environmentSet, .reachable, .platform: false
         }
     }

@@ -10,6 +10,8 @@ final class RunTask: Sendable {
     let id: TaskID
     let spec: TaskSpec
     let item: ItemValue?
+    /// `{{ index }}`: the item's 0-based position in its fan-out.
+    let itemIndex: Int?
     let queue: Int
     let qos: QualityOfService?
     /// The graph node whose needs it has (for the critical path taken): itself, or a fan-out item's
@@ -30,6 +32,7 @@ final class RunTask: Sendable {
         id = node.id
         spec = node.spec
         item = node.item.map { .string($0.value) }
+        itemIndex = node.item?.index
         self.queue = queue
         qos = graph.qualityOfService(ofNode: node.index)
         needsOf = node.index
@@ -43,6 +46,7 @@ final class RunTask: Sendable {
         spec.foreach = nil
         self.spec = spec
         self.item = item
+        itemIndex = number
         queue = group.queue
         qos = group.qos
         needsOf = group.needsOf

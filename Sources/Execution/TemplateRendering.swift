@@ -5,6 +5,8 @@ import PipelineModel
 public struct TemplateContext: Sendable {
     public var variables: [String: String]
     public var item: ItemValue?
+    /// `{{ index }}`: the item's 0-based position in its fan-out.
+    public var index: Int?
     /// The folder a templated path must stay in (the pipeline's). Absolute, or `.` where a caller has none.
     public var pipelineDirectory: String
     /// The folder a relative path is joined to (the task's `cwd`; the pipeline's for `cwd` itself).
@@ -12,9 +14,11 @@ public struct TemplateContext: Sendable {
     /// `{{ attempt }}`: 1 for the first attempt.
     public var attempt = 1
 
-    public init(variables: [String: String], item: ItemValue? = nil, pipelineDirectory: String = ".", workingDirectory: String? = nil) {
+    public init(variables: [String: String], item: ItemValue? = nil, index: Int? = nil, pipelineDirectory: String = ".",
+                workingDirectory: String? = nil) {
         self.variables = variables
         self.item = item
+        self.index = index
         self.pipelineDirectory = pipelineDirectory
         self.workingDirectory = workingDirectory ?? pipelineDirectory
     }
@@ -92,6 +96,8 @@ extension TemplateContext {
             }
         }
         if path == ["attempt"] { return String(attempt) }
+        // Outside a fan-out, `index` is an ordinary var (the loader saw to it).
+        if path == ["index"], let index { return String(index) }
         guard path.count == 1, let value = variables[path[0]] else {
             throw TemplateError(message: "unknown variable '\(name)'")
         }

@@ -71,7 +71,7 @@ final class WorkResolver: Sendable {
     /// back to the pipeline's folder here rather than throwing twice.
     /// - Parameter attempt: `{{ attempt }}` (a hook's is its task's last attempt).
     func context(for task: RunTask, attempt: Int = 1) -> TemplateContext {
-        var context = TemplateContext(variables: templateVariables(for: task), item: task.item, pipelineDirectory: configuration.pipelineDirectory,
+        var context = TemplateContext(variables: templateVariables(for: task), item: task.item, index: task.itemIndex, pipelineDirectory: configuration.pipelineDirectory,
                                       workingDirectory: (try? fanOutDirectory(for: task)) ?? configuration.pipelineDirectory)
         context.attempt = attempt
         return context
@@ -79,7 +79,7 @@ final class WorkResolver: Sendable {
 
     /// The context in which `cwd` itself is rendered: relative to the pipeline's folder.
     private func folderContext(for task: RunTask, attempt: Int = 1) -> TemplateContext {
-        var context = TemplateContext(variables: templateVariables(for: task), item: task.item, pipelineDirectory: configuration.pipelineDirectory)
+        var context = TemplateContext(variables: templateVariables(for: task), item: task.item, index: task.itemIndex, pipelineDirectory: configuration.pipelineDirectory)
         context.attempt = attempt
         return context
     }
@@ -115,7 +115,7 @@ final class WorkResolver: Sendable {
     /// The same, given the task's folder, resolved already.
     private func fanOutDirectory(for task: RunTask, workingDirectory: @autoclosure () throws(TemplateError) -> String)
         throws(TemplateError) -> String {
-        if task.item == nil, task.spec.cwd?.variableNames.contains("item") == true { return configuration.pipelineDirectory }
+        if task.item == nil, task.spec.cwd?.usesItem == true { return configuration.pipelineDirectory }
         return try workingDirectory()
     }
 
@@ -157,7 +157,7 @@ final class WorkResolver: Sendable {
         let own = ownVariables(of: task)
         let environment = try environment(for: task, adding: own, attempt: attempt)
         let directory = try workingDirectory(for: task)
-        var context = TemplateContext(variables: templateVariables(for: task), item: task.item, pipelineDirectory: configuration.pipelineDirectory,
+        var context = TemplateContext(variables: templateVariables(for: task), item: task.item, index: task.itemIndex, pipelineDirectory: configuration.pipelineDirectory,
                                       workingDirectory: try fanOutDirectory(for: task, workingDirectory: directory))
         // Only commands, `env` and hooks may name the attempt (the decoder sees to it), so the paths
         // rendered here are the same for every attempt.

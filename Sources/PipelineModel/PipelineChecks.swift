@@ -52,6 +52,13 @@ enum PipelineChecks {
                 } else if target == nil, let open = name.firstIndex(of: "["), name.last == "]", indexByID[String(name[..<open])] != nil {
                     // One item of a fan-out, `make[a]`: the task graph, which knows the items, resolves it.
                     continue
+                } else if target == nil, name.contains("{{") {
+                    // A per-item need (`map[{{ index }}]`): the task graph renders it for each item. Only the
+                    // task it names, when written out, can be checked here.
+                    guard let open = name.firstIndex(of: "["), !name[..<open].contains("{") else { continue }
+                    let base = String(name[..<open])
+                    let advice = hint(for: base, in: declaredTaskIDs).map { "; did you mean '\($0)'?" } ?? "; no task has that id"
+                    diagnostics.error("unknown task '\(base)' in 'needs'\(advice)", at: need.location)
                 } else if target == nil, name.utf8.contains(UInt8(ascii: ":")) {
                     // An included task (`web:build`): checked once the includes are loaded.
                     namespaced.append(NamespacedReference(name: need, key: "needs"))

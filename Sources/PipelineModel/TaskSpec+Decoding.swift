@@ -116,6 +116,7 @@ extension TaskSpec {
                 task.description = decoder.text(value, for: key)
             case "needs":
                 task.needs = decodeNeeds(value, of: id, isDefault: isDefault, decoder: &decoder)
+                task.itemNeeds = decodeItemNeeds(value, needs: task.needs, item: item, decoder: &decoder)
             case "queue":
                 if let name = decoder.nonEmptyText(value, expected: "a queue name", for: key) {
                     task.queue = Located(QueueName(name), at: value.location)
@@ -242,6 +243,31 @@ extension TaskSpec {
 
     /// `needs:` as located ids; a `defaults` entry naming the task itself is dropped for that task,
     /// so `defaults: {needs: [setup]}` does not make `setup` wait for itself.
+    /// The entries of `needs` with a `{{`, parsed: they may name only the item (`{{ item }}`,
+    /// `{{ item.field }}`) and its position (`{{ index }}`), in a task with `foreach`.
+    private static func decodeItemNeeds(
+        _ node: YAMLNode, needs: [Located<TaskID>], item: ItemScope, decoder: inout NodeDecoder
+    ) -> [Int: Template] {
+        guard needs.contains(where: { $0.value.rawValue.utf8.contains(UInt8(ascii: "{")) }), let entries = node.sequence else { return [:] }
+        var templates: [Int: Template] = [:]
+        for (position, need) in needs.enumerated() where need.value.rawValue.contains("{{") {
+            if case .none = item {
+                decoder.diagnostics.error("only a task with 'foreach' can have a need that names its item; write the task's id", at: need.location)
+                continue
+            }
+            guard let entry = entries.first(where: { $0.location == need.location }),
+                  let template = TemplateParser.parse(need.value.rawValue, in: entry, item: item, decoder: &decoder) else { continue }
+            if let name = template.variableNames.first(where: { $0 != "item" && $0 != "index" }) {
+                decoder.diagnostics.error(
+                    "a need may name only the fan-out's item ({{ item }}, {{ item.field }}) and its position ({{ index }}), not '\(name)'",
+                    at: need.location)
+                continue
+            }
+            templates[position] = template
+        }
+        return templates
+    }
+
     private static func decodeNeeds(_ node: YAMLNode, of id: String, isDefault: Bool, decoder: inout NodeDecoder) -> [Located<TaskID>] {
         let names: [YAMLNode]
         if case .sequence(let items) = node.content, items.allSatisfy(NodeDecoder.isText) {

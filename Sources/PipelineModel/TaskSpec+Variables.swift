@@ -9,7 +9,7 @@ extension TaskSpec {
         var names: [String] = []
         var seen = Set<String>()
         func add(_ name: String) {
-            if name != "item", name != "attempt", seen.insert(name).inserted { names.append(name) }
+            if name != "item", name != "attempt", !(name == "index" && foreach != nil), seen.insert(name).inserted { names.append(name) }
         }
         func add(_ template: Template?, isShellText: Bool = false) {
             guard let template else { return }

@@ -55,6 +55,12 @@ public struct TaskSpec: Sendable {
         set { updateRare { $0.retryDelay = newValue } }
     }
     /// `retry_on:` the failures that are retried; `nil` retries every failure.
+    /// The entries of `needs` that name the fan-out item (`map[{{ index }}]`), by position in `needs`:
+    /// each item of the task needs what its own rendering names (docs/pipeline.md, "Per-item chains").
+    public var itemNeeds: [Int: Template] {
+        get { rare?.fields.itemNeeds ?? [:] }
+        set { updateRare { $0.itemNeeds = newValue } }
+    }
     public var retryOn: [RetryCondition]? {
         get { rare?.fields.retryOn ?? nil }
         set { updateRare { $0.retryOn = newValue } }
@@ -192,6 +198,7 @@ private struct RareFields: Sendable {
     var retries = 0
     var retryDelay: Double = 1
     var retryOn: [RetryCondition]?
+    var itemNeeds: [Int: Template] = [:]
     var retryScale: RetryScale?
     var conditions: [Condition] = []
     var exclusive: [String] = []

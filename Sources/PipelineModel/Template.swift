@@ -60,6 +60,9 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
         return segments.compactMap { if case .variable(let path, _) = $0 { path[0] } else { nil } }
     }
 
+    /// Whether it names the fan-out item: `{{ item }}`, a field of it, or its position `{{ index }}`.
+    public var usesItem: Bool { variableNames.contains { $0 == "item" || $0 == "index" } }
+
     /// The text as written, placeholders included.
     public var description: String {
         switch storage {

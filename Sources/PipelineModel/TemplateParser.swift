@@ -138,6 +138,14 @@ enum TemplateParser {
                 return nil
             }
         }
+        // In a fan-out, `index` is the item's position, over any var of that name; elsewhere it is a var.
+        if name == "index" {
+            switch item {
+            case .none: break
+            case .foreachSource: return "'index' cannot be used in 'foreach' itself; the items are not known until it is read"
+            case .listed, .file: return path.count > 1 ? "'index' is a number and has no field '\(path[1])'; write '{{ index }}'" : nil
+            }
+        }
         if name == "attempt" {
             guard decoder.allowsAttempt else {
                 return "'attempt' is only defined in a task's 'run', 'parallel', 'env', 'on_success' and 'on_failure'"
@@ -148,8 +156,8 @@ enum TemplateParser {
             return path.count > 1 ? "variable '\(name)' is a string and has no field '\(path[1])'; write '{{ \(name) }}'" : nil
         }
         var candidates = decoder.variableNames
-        if case .listed = item { candidates.append("item") }
-        if case .file = item { candidates.append("item") }
+        if case .listed = item { candidates += ["item", "index"] }
+        if case .file = item { candidates += ["item", "index"] }
         let hint = Suggestion.closest(to: name, in: candidates).map { "; did you mean '\($0)'?" }
             ?? "; define it under 'vars'"
         return "unknown variable '\(name)' in template\(hint)"

@@ -127,8 +127,10 @@ private struct Expansion {
         var flatNeed = 0
         for taskIndex in tasks.indices {
             resolved.removeAll(keepingCapacity: true)
+            let itemNeeds = tasks[taskIndex].itemNeeds
             for (position, need) in tasks[taskIndex].needs.enumerated() {
                 defer { flatNeed += 1 }
+                if !itemNeeds.isEmpty, itemNeeds[position] != nil { continue }
                 if let known = self.taskIndex?.needTargets[flatNeed], known >= 0, let targets = names.nodes(ofTaskAt: Int(known)) {
                     resolved.append((targets, Int32(position)))
                     continue
@@ -150,9 +152,47 @@ private struct Expansion {
                         edgeNeeds.append(need)
                     }
                 }
+                for (position, template) in itemNeeds.sorted(by: { $0.key < $1.key }) {
+                    guard let target = itemNeed(template, of: node, diagnostics: &diagnostics) else { continue }
+                    for target in target where lastAddedBy[target] != Int32(node) {
+                        lastAddedBy[target] = Int32(node)
+                        dependencies.append(target)
+                        edgeNeeds.append(Int32(position))
+                    }
+                }
                 dependencies.endNode()
             }
         }
         return (dependencies.build(), edgeNeeds)
+    }
+
+    /// The nodes a per-item need (`map[{{ index }}]`) names for the item of `node`; `nil`, reported, when
+    /// it names none or the node itself, or when the items are not known before the run.
+    private func itemNeed(_ template: Template, of node: Int, diagnostics: inout Diagnostics) -> Range<Int>? {
+        let id = nodes[node].id
+        guard let item = nodes[node].item else {
+            diagnostics.error(
+                "task '\(id)' reads its items at run time, so its need '\(template)' cannot be given per item; "
+                    + "per-item needs work for items listed in the file and for a 'from:' list that no task writes",
+                at: template.location)
+            return nil
+        }
+        var name = ""
+        for segment in template.segments {
+            switch segment {
+            case .literal(let text): name += text
+            case .variable(let path, _): name += path == ["index"] ? String(item.index) : item.value
+            }
+        }
+        guard let targets = names.nodes(named: TaskID(name)) else {
+            let hint = Suggestion.hint(for: name, in: TaskGraph.nameCandidates(in: nodes))
+            diagnostics.error("item '\(id)' needs unknown task '\(name)' (from '\(template)')\(hint)", at: template.location)
+            return nil
+        }
+        guard !targets.contains(node) else {
+            diagnostics.error("item '\(id)' needs itself through '\(template)'; a per-item need names another task's item", at: template.location)
+            return nil
+        }
+        return targets
     }
 }
