@@ -24,14 +24,14 @@ final class RunTask: Sendable {
     /// `{{ item }}`, before reading its list; each of its items checks those that do.
     var ownConditions: [Condition] {
         if isFanOutItem { return spec.conditions.filter(\.usesItem) }
-        if case .file? = spec.foreach { return spec.conditions.filter { !$0.usesItem } }
+        if case .file? = spec.foreach, item == nil { return spec.conditions.filter { !$0.usesItem } }
         return spec.conditions
     }
 
     init(node: TaskNode, graph: TaskGraph, queue: Int) {
         id = node.id
         spec = node.spec
-        item = node.item.map { .string($0.value) }
+        item = node.item.map { item in item.fields.map(ItemValue.object) ?? .string(item.value) }
         itemIndex = node.item?.index
         self.queue = queue
         qos = graph.qualityOfService(ofNode: node.index)

@@ -3,20 +3,35 @@ import PipelineModel
 import TaskGraph
 
 extension TaskGraph {
-    /// The graph with the needs its tasks' files imply: a task that reads a path another declares in
-    /// `outputs` (or downloads, or filters to) needs it (docs/pipeline.md, "Dependencies found from files").
+    /// The graph as its files shape it, before the run: the needs they imply, and the items of each
+    /// `from:` list that can be read now.
     ///
-    /// Paths are compared after templating, per item, joined to each task's folder. A path that cannot be
-    /// rendered yet (a param before it is given, a dynamic fan-out's `{{ item }}`) takes no part; the run
-    /// reports it where it always did. An `!` exclusion names no file a task reads.
+    /// - A task that reads a path another declares it writes (its `outputs`, a download's `to`, a filter's
+    ///   `output`) needs it (docs/pipeline.md, "Dependencies found from files"). Paths are compared after
+    ///   templating, per item, joined to each task's folder. A path that cannot be rendered yet (a param
+    ///   before it is given, a dynamic fan-out's `{{ item }}`) takes no part. A fan-out's `from:` list counts
+    ///   among what it reads.
+    /// - A fan-out that then needs nothing would read its list as the run starts: it is read now, so the
+    ///   dry run, `graph` and `explain` show its items and per-item needs reach them (docs/pipeline.md,
+    ///   "foreach"). A list that is missing or unreadable is left to the run, which reports it.
     /// - Parameters:
     ///   - pipelineDirectory: the pipeline's folder, absolute.
     ///   - warnOverlaps: warn where an input glob and an output glob may name the same files (`validate`).
-    /// - Returns: the graph, or `nil` when the inferred needs close a cycle (reported in `diagnostics`).
-    public func addingFileNeeds(pipelineDirectory: String, warnOverlaps: Bool = false, diagnostics: inout Diagnostics) -> TaskGraph? {
-        guard pipeline.tasks.contains(where: { !$0.outputs.isEmpty || $0.action.writesAFile }) else { return self }
+    /// - Returns: the graph, or `nil` on an error (reported in `diagnostics`).
+    public func resolvingFiles(pipelineDirectory: String, warnOverlaps: Bool = false, diagnostics: inout Diagnostics) -> TaskGraph? {
         let configuration = RunConfiguration(
             jobs: 1, pipelineDirectory: pipelineDirectory, stateDirectory: pipelineDirectory, environment: [:], processorCount: 1)
+        var graph = addingFileNeeds(configuration, warnOverlaps: warnOverlaps, diagnostics: &diagnostics)
+        if let withNeeds = graph, let listed = withNeeds.listsReadable(configuration), !listed.isEmpty {
+            graph = TaskGraph.build(pipeline, listedItems: listed, diagnostics: &diagnostics)?
+                .addingFileNeeds(configuration, warnOverlaps: false, diagnostics: &diagnostics)
+        }
+        graph?.reportItemNeedsLeftForTheRun(diagnostics: &diagnostics)
+        return diagnostics.hasErrors ? nil : graph
+    }
+
+    private func addingFileNeeds(_ configuration: RunConfiguration, warnOverlaps: Bool, diagnostics: inout Diagnostics) -> TaskGraph? {
+        guard pipeline.tasks.contains(where: { !$0.outputs.isEmpty || $0.action.writesAFile }) else { return self }
         // The pipeline's `env` failing to render fails the run later, with its own message.
         guard let resolver = try? WorkResolver(graph: self, configuration: configuration) else { return self }
         let paths = nodes.map { node -> NodePaths? in
@@ -39,9 +54,35 @@ extension TaskGraph {
                 outputs.append((filter.output, key: "output"))
             case .run, .parallel: break
             }
-            return NodePaths(inputs: rendered(inputs), outputs: rendered(outputs))
+            var declared = NodePaths(inputs: rendered(inputs), outputs: rendered(outputs))
+            if node.isDynamicFanOut, case .file(let source)? = spec.foreach, let list = try? resolver.fanOutList(for: task) {
+                declared.inputs.append(DeclaredPath(path: NormalPath(list.path).description, location: source.location))
+            }
+            return declared
         }
-        return addingFileNeeds(paths, shownRelativeTo: pipelineDirectory, warnOverlaps: warnOverlaps, diagnostics: &diagnostics)
+        return addingFileNeeds(paths, shownRelativeTo: configuration.pipelineDirectory, warnOverlaps: warnOverlaps, diagnostics: &diagnostics)
+    }
+
+    /// The items of each dynamic fan-out that needs nothing, read from its list, by its task's position in
+    /// the pipeline; `nil` when the pipeline's templates cannot be rendered.
+    private func listsReadable(_ configuration: RunConfiguration) -> [Int: [ForeachItem]]? {
+        guard nodes.contains(where: \.isDynamicFanOut), let resolver = try? WorkResolver(graph: self, configuration: configuration) else {
+            return nil
+        }
+        var listed: [Int: [ForeachItem]] = [:]
+        for node in nodes where node.isDynamicFanOut && dependencies[node.index].isEmpty {
+            let task = RunTask(node: node, graph: self, queue: 0)
+            guard case .file(let source)? = task.spec.foreach, let list = try? resolver.fanOutList(for: task),
+                  let items = try? FanOutItems.read(list.path, shownAs: list.shown),
+                  let position = pipeline.tasks.firstIndex(where: { $0.id == node.id }) else { continue }
+            listed[position] = items.enumerated().map { index, item in
+                switch item {
+                case .string(let value): ForeachItem(value: value, index: index, location: source.location)
+                case .object(let fields): ForeachItem(value: "", index: index, location: source.location, fields: fields)
+                }
+            }
+        }
+        return listed
     }
 }
 

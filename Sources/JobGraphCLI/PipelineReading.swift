@@ -14,7 +14,7 @@ func checkedGraph(_ options: PipelineOptions, file: String, fileNeedsIn director
     var diagnostics = Diagnostics()
     var graph = PipelineCheck.graph(contentsOf: file, variableOverrides: options.variableOverrides, diagnostics: &diagnostics)
     if let directory, let whole = graph, !diagnostics.hasErrors {
-        graph = whole.addingFileNeeds(pipelineDirectory: directory, warnOverlaps: true, diagnostics: &diagnostics)
+        graph = whole.resolvingFiles(pipelineDirectory: directory, warnOverlaps: true, diagnostics: &diagnostics)
     }
     report(diagnostics)
     guard let graph, !diagnostics.hasErrors else { throw ExitCode(ExitStatus.invalid) }
@@ -46,7 +46,7 @@ func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: S
         : PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, variableCommands: commands, diagnostics: &diagnostics)
     // Before the selection, so that naming a task brings in what writes its inputs.
     if let whole = graph, !diagnostics.hasErrors {
-        graph = whole.addingFileNeeds(pipelineDirectory: source.directory, diagnostics: &diagnostics)
+        graph = whole.resolvingFiles(pipelineDirectory: source.directory, diagnostics: &diagnostics)
     }
     // A run that names no task runs the file's `default:`, else every task that is not `manual`.
     if let whole = graph, !diagnostics.hasErrors {

@@ -10,11 +10,13 @@ extension TaskGraph {
     /// linear in tasks plus needs, without recursion.
     /// - Parameters:
     ///   - pipeline: a pipeline the loader accepted (it has already checked each `needs` name on its own).
+    ///   - listedItems: per task (its position in `pipeline.tasks`), the items of its `from:` list when
+    ///     they were read before the run: the task then has nodes `id[0]`, `id[1]` … at once.
     ///   - diagnostics: receives every problem that needs the whole graph, cycles above all.
     /// - Returns: the graph, or `nil` when any error was found.
-    public static func build(_ pipeline: Pipeline, diagnostics: inout Diagnostics) -> TaskGraph? {
+    public static func build(_ pipeline: Pipeline, listedItems: [Int: [ForeachItem]] = [:], diagnostics: inout Diagnostics) -> TaskGraph? {
         var problems = Diagnostics()
-        let expansion = Expansion(pipeline.tasks, taskIndex: pipeline.taskIndex, diagnostics: &problems)
+        let expansion = Expansion(pipeline.tasks, taskIndex: pipeline.taskIndex, listedItems: listedItems, diagnostics: &problems)
         let (dependencies, edgeNeeds) = expansion.resolveNeeds(diagnostics: &problems)
         guard !problems.hasErrors else {
             diagnostics.append(contentsOf: problems)
@@ -65,15 +67,18 @@ private struct Expansion {
     let tasks: [TaskSpec]
     /// The loader's table of ids and resolved needs; `nil` for a pipeline made another way.
     let taskIndex: TaskIndex?
+    /// The `from:` lists read before the run, by task (see `TaskGraph.build`).
+    let listedItems: [Int: [ForeachItem]]
     private(set) var nodes: [TaskNode] = []
     private(set) var names: NodeNames
     /// For each entry of `tasks`, the nodes made from it (empty for a duplicate or an empty fan-out).
     private var nodesOfTask: [Range<Int>] = []
 
     /// Expands every task of `tasks`, in file order.
-    init(_ tasks: [TaskSpec], taskIndex: TaskIndex?, diagnostics: inout Diagnostics) {
+    init(_ tasks: [TaskSpec], taskIndex: TaskIndex?, listedItems: [Int: [ForeachItem]] = [:], diagnostics: inout Diagnostics) {
         self.tasks = tasks
         self.taskIndex = taskIndex
+        self.listedItems = listedItems
         nodes.reserveCapacity(tasks.count)
         nodesOfTask.reserveCapacity(tasks.count)
         names = NodeNames(capacity: tasks.count, taskIndex: taskIndex)
@@ -104,7 +109,16 @@ private struct Expansion {
                     item: ForeachItem(value: item.value, index: position, location: item.location)))
             }
         case .file?:
-            nodes.append(TaskNode(id: id, index: nodes.count, specs: tasks, specIndex: taskIndex, isDynamicFanOut: true))
+            guard let items = listedItems[taskIndex] else {
+                nodes.append(TaskNode(id: id, index: nodes.count, specs: tasks, specIndex: taskIndex, isDynamicFanOut: true))
+                break
+            }
+            // Named by position, as the items a run reads are.
+            for item in items {
+                let itemID = id.item(String(item.index))
+                names.addItem(itemID, node: nodes.count)
+                nodes.append(TaskNode(id: itemID, index: nodes.count, specs: tasks, specIndex: taskIndex, item: item))
+            }
         case nil:
             nodes.append(TaskNode(id: id, index: nodes.count, specs: tasks, specIndex: taskIndex))
         }
@@ -167,24 +181,21 @@ private struct Expansion {
     }
 
     /// The nodes a per-item need (`map[{{ index }}]`) names for the item of `node`; `nil`, reported, when
-    /// it names none or the node itself, or when the items are not known before the run.
+    /// it names none or the node itself. Not reported here: a fan-out whose items are read at run time has
+    /// no item to render the need for, and an item of such a fan-out is not a node yet (see
+    /// `TaskGraph.reportItemNeedsLeftForTheRun`).
     private func itemNeed(_ template: Template, of node: Int, diagnostics: inout Diagnostics) -> Range<Int>? {
         let id = nodes[node].id
-        guard let item = nodes[node].item else {
-            diagnostics.error(
-                "task '\(id)' reads its items at run time, so its need '\(template)' cannot be given per item; "
-                    + "per-item needs work for items listed in the file and for a 'from:' list that no task writes",
-                at: template.location)
+        guard let item = nodes[node].item else { return nil }
+        let name: String
+        switch TaskGraph.renderedNeed(template, item: item) {
+        case .success(let rendered): name = rendered
+        case .failure(let problem):
+            diagnostics.error("item '\(id)' \(problem.message) for its need '\(template)'", at: template.location)
             return nil
         }
-        var name = ""
-        for segment in template.segments {
-            switch segment {
-            case .literal(let text): name += text
-            case .variable(let path, _): name += path == ["index"] ? String(item.index) : item.value
-            }
-        }
         guard let targets = names.nodes(named: TaskID(name)) else {
+            if TaskGraph.namesItemOfDynamicFanOut(name, in: nodes, names: names) { return nil }
             let hint = Suggestion.hint(for: name, in: TaskGraph.nameCandidates(in: nodes))
             diagnostics.error("item '\(id)' needs unknown task '\(name)' (from '\(template)')\(hint)", at: template.location)
             return nil
@@ -194,5 +205,56 @@ private struct Expansion {
             return nil
         }
         return targets
+    }
+}
+
+extension TaskGraph {
+    struct ItemNeedProblem: Error {
+        var message: String
+    }
+
+    /// A per-item need's text for one item: `{{ item }}`, `{{ item.field }}` and `{{ index }}` filled in.
+    static func renderedNeed(_ template: Template, item: ForeachItem) -> Result<String, ItemNeedProblem> {
+        var name = ""
+        for segment in template.segments {
+            switch segment {
+            case .literal(let text): name += text
+            case .variable(let path, _) where path == ["index"]: name += String(item.index)
+            case .variable(let path, _) where path.count == 2:
+                guard let value = item.fields?[path[1]] else { return .failure(ItemNeedProblem(message: "has no field '\(path[1])'")) }
+                name += value
+            case .variable: name += item.value
+            }
+        }
+        return .success(name)
+    }
+
+    /// Whether `name` is `task[…]` for a fan-out whose items are read at run time.
+    static func namesItemOfDynamicFanOut(_ name: String, in nodes: [TaskNode], names: NodeNames) -> Bool {
+        guard let open = name.firstIndex(of: "["), let range = names.nodes(named: TaskID(String(name[..<open]))) else { return false }
+        return range.count == 1 && nodes[range.lowerBound].isDynamicFanOut
+    }
+
+    /// Reports the per-item needs the graph could not give before the run: those of a fan-out whose list
+    /// is read at run time, which has no items yet, and those that name an item of such a fan-out
+    /// (docs/pipeline.md, "Per-item chains").
+    public func reportItemNeedsLeftForTheRun(diagnostics: inout Diagnostics) {
+        let runTimeReason = "per-item needs work for items listed in the file, and for a 'from:' list that is read before the run "
+            + "(the task needs nothing else, and no task writes the list)"
+        for node in nodes where !node.specField(\.itemNeeds).isEmpty {
+            for template in node.specField(\.itemNeeds).sorted(by: { $0.key < $1.key }).map(\.value) {
+                guard let item = node.item else {
+                    diagnostics.error(
+                        "task '\(node.id)' reads its items at run time, so its need '\(template)' cannot be given to each item; \(runTimeReason)",
+                        at: template.location)
+                    continue
+                }
+                guard case .success(let name) = Self.renderedNeed(template, item: item),
+                      Self.namesItemOfDynamicFanOut(name, in: nodes, names: names) else { continue }
+                diagnostics.error(
+                    "item '\(node.id)' needs '\(name)', an item of a fan-out whose items are read at run time; \(runTimeReason)",
+                    at: template.location)
+            }
+        }
     }
 }
