@@ -117,13 +117,20 @@ OPTIONS = {
     "edit_pipeline": dict(action="store_true",
                           help="put a new anchor on the pipeline's version before each run but the first (other YAML, the same tasks)"),
     "binary": dict(help="the jobgraph binary to soak (as JOBGRAPH=PATH; default: a fresh release build)"),
+    # snakemake.sh (also --jobs, --timeout)
+    "samples": dict(type=comma_list(item=positive_int), default="24,2000",
+                    help="samples of the clean runs (the no-op rerun uses the largest), comma-separated"),
+    "dry_samples": dict(type=comma_list(item=positive_int), default="2000,20000",
+                        help="samples of the dry runs, comma-separated"),
+    "reads": dict(type=positive_int, default=2000, help="simulated reads per sample"),
+    "snakemake": dict(default="snakemake", help="the snakemake command"),
     # download.sh
     "size_mb": dict(type=positive_int, default=200, help="size of the one large file, MB"),
     "files": dict(type=positive_int, default=200, help="how many small files"),
 }
 
 # Options a shell entry point passes itself: its users do not give them.
-SUPPLIED_BY_SCRIPT = ("jobgraph", "convert")
+SUPPLIED_BY_SCRIPT = ("jobgraph", "convert", "snakemake")
 # Options only a shell entry point takes: they are not handed on to its module. `binary` takes a value.
 SHELL_ONLY = {"--no-build": False, "--binary": True}
 
