@@ -31,6 +31,11 @@ package struct GlobPattern: Sendable, Hashable {
         self.segments = segments
     }
 
+    /// Whether `text` has a `*` or `?`: whether `GlobPattern(text).hasWildcards`, without parsing it.
+    package static func hasWildcards(_ text: String) -> Bool {
+        text.utf8.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }
+    }
+
     /// Whether the pattern has `*`, `?` or `**` anywhere.
     package var hasWildcards: Bool {
         segments.contains { if case .literal = $0 { false } else { true } }
@@ -48,22 +53,26 @@ package struct GlobPattern: Sendable, Hashable {
     /// into segments. `nil` for any other pattern. Why: parsing every declared path cost about 7,000
     /// instructions, a fifth of a no-op rerun's up-to-date pass (callgrind, 10,000 tasks).
     package static func plainPath(_ text: String, in directory: String) -> String? {
+        isPlainRelative(text) ? String(joining: directory, text) : nil
+    }
+
+    /// Whether `text` is a plain relative path: no wildcards, no empty or `.` segments (see `plainPath`).
+    package static func isPlainRelative(_ text: String) -> Bool {
         var segmentLength = 0
         var segmentIsDot = false
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "*"), UInt8(ascii: "?"):
-                return nil
+                return false
             case UInt8(ascii: "/"):
-                if segmentLength == 0 || segmentLength == 1 && segmentIsDot { return nil }
+                if segmentLength == 0 || segmentLength == 1 && segmentIsDot { return false }
                 segmentLength = 0
             default:
                 segmentIsDot = segmentLength == 0 && byte == UInt8(ascii: ".")
                 segmentLength += 1
             }
         }
-        if segmentLength == 0 || segmentLength == 1 && segmentIsDot { return nil }
-        return String(joining: directory, text)
+        return !(segmentLength == 0 || segmentLength == 1 && segmentIsDot)
     }
 
     /// Whether one name matches one wildcard segment.
@@ -123,12 +132,13 @@ package struct GlobPattern: Sendable, Hashable {
         return ends.contains(names.count)
     }
 
-    /// The folder before the pattern's first wildcard, absolute when the pattern is: every path it names is below it.
+    /// The folder before the pattern's first wildcard, absolute when the pattern is, `""` for none: every
+    /// path the pattern names is below it.
     package var fixedFolder: String {
-        var folder = isAbsolute ? "" : "."
+        var folder = ""
         for segment in segments {
             guard case .literal(let name) = segment else { break }
-            folder += "/" + name
+            folder += folder.isEmpty && !isAbsolute ? name : "/" + name
         }
         return folder
     }

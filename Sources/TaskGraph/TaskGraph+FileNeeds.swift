@@ -1,7 +1,8 @@
 import JobGraphBasics
 import PipelineModel
 
-/// A path one task declares, rendered for its node: absolute and normalised, with where it is written.
+/// A path one task declares, rendered for its node and normalised: relative to the pipeline's folder
+/// when it is inside it, else absolute; with where it is written.
 public struct DeclaredPath: Sendable {
     public var path: String
     public var location: SourceLocation
@@ -45,38 +46,48 @@ extension TaskGraph {
     /// - Parameters:
     ///   - paths: per node, its rendered paths; `nil` for a node whose paths are not known yet (a dynamic
     ///     fan-out's item paths), which then takes part with none.
-    ///   - directory: paths below it are shown relative to it (the pipeline's folder).
     ///   - diagnostics: receives the cycles, and the warnings.
     /// - Returns: the graph (itself when nothing was inferred), or `nil` on a cycle.
     public func addingFileNeeds(
-        _ paths: [NodePaths?], shownRelativeTo directory: String, warnOverlaps: Bool = false, diagnostics: inout Diagnostics
+        _ paths: [NodePaths?], warnOverlaps: Bool = false, diagnostics: inout Diagnostics
     ) -> TaskGraph? {
         let index = OutputIndex(paths)
+        // First only what the files add: in a file whose needs are all written out (the usual case), nothing,
+        // and the graph is kept as it is.
+        var added: [(node: Int, producer: Int, need: InferredNeed)] = []
+        var marked = [Int32](repeating: -1, count: nodes.count)
+        for node in nodes.indices {
+            guard let inputs = paths[node]?.inputs, !inputs.isEmpty else { continue }
+            marked[node] = Int32(node)
+            for need in dependencies[node] { marked[need] = Int32(node) }
+            for input in inputs {
+                for (producer, output) in index.producers(of: input.path) where marked[producer] != Int32(node) {
+                    marked[producer] = Int32(node)
+                    let path = GlobPattern.hasWildcards(input.path) ? output.path : input.path
+                    added.append((node, producer, InferredNeed(path: path, input: input.location, output: output.location)))
+                }
+            }
+        }
+        if warnOverlaps { index.warnAboutOverlappingGlobs(paths, diagnostics: &diagnostics) }
+        guard !added.isEmpty else { return self }
         var inferred: [InferredNeed] = []
-        var builder = AdjacencyBuilder(nodeCapacity: nodes.count, edgeCapacity: dependencies.count)
+        var builder = AdjacencyBuilder(nodeCapacity: nodes.count, edgeCapacity: dependencies.count + added.count)
         var codes: [Int32] = []
-        var lastAddedBy = [Int32](repeating: -1, count: nodes.count)
+        var next = 0
         for node in nodes.indices {
             let first = dependencies.firstEdge(of: node)
             for (edge, need) in dependencies[node].enumerated() {
-                lastAddedBy[need] = Int32(node)
                 builder.append(need)
                 codes.append(edgeNeeds[first + edge])
             }
-            for input in paths[node]?.inputs ?? [] {
-                for (producer, output) in index.producers(of: input.path) where producer != node && lastAddedBy[producer] != Int32(node) {
-                    lastAddedBy[producer] = Int32(node)
-                    builder.append(producer)
-                    codes.append(Self.inferredCode(inferred.count))
-                    var path = GlobPattern(input.path).hasWildcards ? output.path : input.path
-                    if path.hasPrefix(directory + "/") { path.removeFirst(directory.utf8.count + 1) }
-                    inferred.append(InferredNeed(path: path, input: input.location, output: output.location))
-                }
+            while next < added.count, added[next].node == node {
+                builder.append(added[next].producer)
+                codes.append(Self.inferredCode(inferredNeeds.count + inferred.count))
+                inferred.append(added[next].need)
+                next += 1
             }
             builder.endNode()
         }
-        if warnOverlaps { index.warnAboutOverlappingGlobs(paths, shownRelativeTo: directory, diagnostics: &diagnostics) }
-        guard !inferred.isEmpty else { return self }
         let withFiles = builder.build()
         let dependents = withFiles.reversed()
         let order = Self.kahnOrder(dependencies: withFiles, dependents: dependents)
@@ -114,29 +125,33 @@ private struct OutputIndex {
     typealias Producer = (node: Int, output: DeclaredPath)
     private var literal: [String: [Producer]] = [:]
     private var globsByFolder: [String: [(pattern: GlobPattern, producer: Producer)]] = [:]
-    /// The literal outputs sorted by path, for an input glob to search below its fixed folder.
-    private let sortedLiteral: [String]
+    /// The literal outputs sorted by path, for an input glob to search below its fixed folder; empty
+    /// when no input is a glob.
+    private var sortedLiteral: [String] = []
 
     init(_ paths: [NodePaths?]) {
+        var inputGlobs = false
         for (node, nodePaths) in paths.enumerated() {
-            for output in nodePaths?.outputs ?? [] {
-                let pattern = GlobPattern(output.path)
-                if pattern.hasWildcards {
+            guard let nodePaths else { continue }
+            for output in nodePaths.outputs {
+                if GlobPattern.hasWildcards(output.path) {
+                    let pattern = GlobPattern(output.path)
                     globsByFolder[pattern.fixedFolder, default: []].append((pattern, (node, output)))
                 } else {
                     literal[output.path, default: []].append((node, output))
                 }
             }
+            if !inputGlobs { inputGlobs = nodePaths.inputs.contains { GlobPattern.hasWildcards($0.path) } }
         }
-        sortedLiteral = literal.keys.sorted { $0.precedesInByteOrder($1) }
+        if inputGlobs { sortedLiteral = literal.keys.sorted { $0.precedesInByteOrder($1) } }
     }
 
     /// The tasks that declare they write what `input` names.
     func producers(of input: String) -> [Producer] {
-        let pattern = GlobPattern(input)
-        if pattern.hasWildcards {
+        if GlobPattern.hasWildcards(input) {
+            let pattern = GlobPattern(input)
             var found: [Producer] = []
-            for path in literalPaths(below: pattern.fixedFolder) where pattern.matches(path: path) {
+            for path in literalPaths(below: pattern.fixedFolder) where path.hasPrefix("/") == pattern.isAbsolute && pattern.matches(path: path) {
                 found += literal[path] ?? []
             }
             // In file order, as the needs a task writes are.
@@ -144,10 +159,12 @@ private struct OutputIndex {
         }
         var found = literal[input] ?? []
         guard !globsByFolder.isEmpty else { return found }
+        // Each folder above the input, up to `""`, holds the globs that may name it.
+        let isAbsolute = input.hasPrefix("/")
         var folder = Substring(input)
-        while let slash = folder.lastIndex(of: "/") {
-            folder = folder[..<slash]
-            for glob in globsByFolder[folder.isEmpty ? "" : String(folder)] ?? [] where glob.pattern.matches(path: input) {
+        while !folder.isEmpty {
+            folder = folder.lastIndex(of: "/").map { folder[..<$0] } ?? ""
+            for glob in globsByFolder[String(folder)] ?? [] where glob.pattern.isAbsolute == isAbsolute && glob.pattern.matches(path: input) {
                 found.append(glob.producer)
             }
         }
@@ -155,7 +172,7 @@ private struct OutputIndex {
     }
 
     private func literalPaths(below folder: String) -> ArraySlice<String> {
-        let prefix = folder + "/"
+        let prefix = folder.isEmpty ? "" : folder + "/"
         var low = 0, high = sortedLiteral.count
         while low < high {
             let middle = (low + high) / 2
@@ -168,19 +185,18 @@ private struct OutputIndex {
 
     /// Two globs are not compared; where an input glob's fixed folder and an output glob's nest, they may
     /// name the same files, and the user should say which task needs which.
-    func warnAboutOverlappingGlobs(_ paths: [NodePaths?], shownRelativeTo directory: String, diagnostics: inout Diagnostics) {
-        func shown(_ path: String) -> String { path.hasPrefix(directory + "/") ? String(path.dropFirst(directory.utf8.count + 1)) : path }
+    func warnAboutOverlappingGlobs(_ paths: [NodePaths?], diagnostics: inout Diagnostics) {
         var warned: Set<[SourceLocation]> = []
         for (node, nodePaths) in paths.enumerated() {
             for input in nodePaths?.inputs ?? [] {
+                guard GlobPattern.hasWildcards(input.path) else { continue }
                 let pattern = GlobPattern(input.path)
-                guard pattern.hasWildcards else { continue }
                 for (folder, globs) in globsByFolder where Self.nests(folder, pattern.fixedFolder) {
                     for glob in globs where glob.producer.node != node {
                         // The items of a fan-out share their declarations: one warning per pair of them.
                         guard warned.insert([input.location, glob.producer.output.location]).inserted else { continue }
                         diagnostics.warning(
-                            "input glob '\(shown(input.path))' may name files that the output glob '\(shown(glob.producer.output.path))' declares; "
+                            "input glob '\(input.path)' may name files that the output glob '\(glob.producer.output.path)' declares; "
                                 + "globs are not compared, so add a `needs` entry if this task reads them", at: input.location)
                         diagnostics.note("the output glob is declared here", at: glob.producer.output.location)
                     }

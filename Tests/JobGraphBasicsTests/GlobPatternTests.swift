@@ -15,6 +15,7 @@ import Testing
         ("/p/data/S?.bam", "/p/data/S10.bam", false),
         ("/p/out.txt", "/p/out.txt", true),
         ("/p/out.txt", "/p/out.txt.bak", false),
+        ("data/*.txt", "data/a.txt", true),
     ])
     func aPathMatchesAsTheWalkWouldFindIt(pattern: String, path: String, expected: Bool) {
         #expect(GlobPattern(pattern).matches(path: path) == expected)
@@ -23,5 +24,7 @@ import Testing
     @Test func theFixedFolderIsEverythingBeforeTheFirstWildcard() {
         #expect(GlobPattern("/p/data/**/*.txt").fixedFolder == "/p/data")
         #expect(GlobPattern("/p/*/x").fixedFolder == "/p")
+        #expect(GlobPattern("data/**/*.txt").fixedFolder == "data")
+        #expect(GlobPattern("*.txt").fixedFolder == "")
     }
 }
