@@ -26,7 +26,7 @@ public struct PlanPrinter: Sendable {
                               + (reasons == nil ? [] : ["reason"]) + (column.map { [$0] } ?? []))
         for entry in entries(graph, layout: layout, reasons: reasons) {
             let step: String = entry.step.map(String.init) ?? "-"
-            let needs: String = entry.needs.isEmpty ? "-" : entry.needs.joined(separator: ", ")
+            let needs = Self.needsCell(entry.needs)
             var row: [String] = [step, entry.task, entry.queue, entry.priority, entry.qos, needs, entry.notes.joined(separator: "; ")]
             if let reason = entry.reason { row.append(reason) }
             if let described = entry.executor { row.append(described.text) }
@@ -35,6 +35,17 @@ public struct PlanPrinter: Sendable {
         let queueCount = Set(layout.queueOfTask).count
         let title = "plan for \(graph.pipeline.file): \(plural(graph.nodes.count, "task")) on \(plural(queueCount, "queue")), at most \(jobs) at once"
         return [title] + (executor?.describeRun(of: graph) ?? []) + table.render()
+    }
+
+    /// Past this many, the table's `needs` cell names the first ones and counts the rest: a task that needs
+    /// 20,000 items made every row of the table 200 kB wide (`--json` lists them all).
+    static let neededShown = 4
+
+    /// `a, b`, or `a, b, c, d and 19,996 more`; `-` for none.
+    static func needsCell(_ needs: [String]) -> String {
+        guard !needs.isEmpty else { return "-" }
+        guard needs.count > neededShown else { return needs.joined(separator: ", ") }
+        return needs.prefix(neededShown).joined(separator: ", ") + " and \(needs.count - neededShown) more"
     }
 
     /// `run --dry-run --json`: the plan as one JSON document, each task with the decision and reason.
