@@ -47,20 +47,22 @@ extension TaskGraph {
             let task = RunTask(node: node, graph: self, queue: 0)
             guard let directory = try? resolver.workingDirectory(for: task) else { return nil }
             let context = resolver.context(for: task)
-            func rendered(_ templates: [(Template, key: String)]) -> [DeclaredPath] {
-                templates.compactMap { template, key in
-                    guard let text = try? template.rendered(in: context, as: .path(key: key)), !text.hasPrefix("!") else { return nil }
+            // Rendered as plain text: a value that leaves the pipeline's folder fails its task when it runs, and
+            // the check for that split every path (perf record, dry run of 60,000 templated tasks: 24%).
+            func rendered(_ templates: [Template]) -> [DeclaredPath] {
+                templates.compactMap { template in
+                    guard let text = try? template.rendered(in: context), !text.hasPrefix("!") else { return nil }
                     return DeclaredPath(path: Self.declared(text, in: directory, pipelineDirectory: configuration.pipelineDirectory),
                                         location: template.location)
                 }
             }
-            var inputs = spec.inputs.map { ($0, key: "inputs") }
-            var outputs = spec.outputs.map { ($0, key: "outputs") }
+            var inputs = spec.inputs
+            var outputs = spec.outputs
             switch spec.action {
-            case .download(let download): outputs.append((download.destination, key: "to"))
+            case .download(let download): outputs.append(download.destination)
             case .filter(let filter):
-                inputs.append((filter.input, key: "input"))
-                outputs.append((filter.output, key: "output"))
+                inputs.append(filter.input)
+                outputs.append(filter.output)
             case .run, .parallel: break
             }
             var declared = NodePaths(inputs: rendered(inputs), outputs: rendered(outputs))
