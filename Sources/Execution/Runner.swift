@@ -239,7 +239,8 @@ public final class Runner: Sendable {
             // all the same, as a task checked at its start does.
             var event = self.transition(transition.task, from: transition.from, to: transition.to,
                                         duration: transition.to == .upToDate ? 0 : nil, at: moment, in: book)
-            event.isUpToDateBeforeRun = [.ready, .executing, .upToDate].contains(transition.to) && book.plan.isUpToDateBeforeRun(transition.task)
+            event.isUpToDateBeforeRun = [.ready, .executing, .upToDate].contains(transition.to)
+                && book.plan.isUpToDateBeforeRun(transition.task)
             events.append(.transition(event))
         }
         self.events.yield(contentsOf: events)

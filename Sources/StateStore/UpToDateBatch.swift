@@ -147,8 +147,10 @@ extension StateStore {
         let prefixLength = namespace.utf8.count
         // Sized from a count first: grown by doubling, the table's rehashing was a third of the time spent
         // reading the store ahead (perf record, checked no-op rerun of 10,000 layered tasks).
-        var result = Dictionary<String, StoredFingerprints>(minimumCapacity: try database.query(
-            "SELECT count(*) FROM task_fingerprints WHERE task >= ?1 AND (?2 IS NULL OR task < ?2)", range) { Int($0.integer(0)) }.first ?? 0)
+        let count = try database.query("SELECT count(*) FROM task_fingerprints WHERE task >= ?1 AND (?2 IS NULL OR task < ?2)", range) {
+            Int($0.integer(0))
+        }
+        var result = Dictionary<String, StoredFingerprints>(minimumCapacity: count.first ?? 0)
         try database.withCachedStatement("""
             SELECT task, path, sha256 FROM task_inputs WHERE task >= ?1 AND (?2 IS NULL OR task < ?2) ORDER BY task, path
             """) { inputs throws(SQLiteError) in
