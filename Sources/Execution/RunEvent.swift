@@ -56,6 +56,10 @@ public struct TaskTransition: Sendable, Codable, Equatable {
     /// The executor's job that ran the attempt, when a cluster ran it: a Slurm job or step ("1234",
     /// "1234.5", "1234_7"). Encoded as `slurm_job`, the contract's name (docs/events.md).
     public var executorJob: String? = nil
+    /// One of the three transitions (`ready`, `executing`, `up-to-date`) of a task found up to date before the
+    /// run: plain progress leaves them out, as ninja says nothing of what it need not build. Not encoded: the
+    /// events of such a task are those of any task.
+    public var isUpToDateBeforeRun = false
 
     public init(time: Date, elapsed: Double, task: TaskID, from: TaskState, to: TaskState, attempt: Int, queue: String,
                 exitCode: Int32? = nil, error: String? = nil, duration: Double? = nil) {

@@ -237,8 +237,11 @@ public final class Runner: Sendable {
             }
             // A task found up to date before the run spent no time executing; its event carries a duration
             // all the same, as a task checked at its start does.
-            events.append(.transition(self.transition(transition.task, from: transition.from, to: transition.to,
-                                                      duration: transition.to == .upToDate ? 0 : nil, at: moment, in: book)))
+            var event = self.transition(transition.task, from: transition.from, to: transition.to,
+                                        duration: transition.to == .upToDate ? 0 : nil, at: moment, in: book)
+            event.isUpToDateBeforeRun = [.ready, .executing, .upToDate].contains(transition.to)
+                && book.plan.isUpToDateBeforeRun(transition.task)
+            events.append(.transition(event))
         }
         self.events.yield(contentsOf: events)
     }

@@ -38,6 +38,22 @@ public struct ProcessSnapshot: Sendable {
         self.entries = entries
     }
 
+    /// Whether this process has no child, running or exited, and so no descendant (one whose parent
+    /// exited is reparented to this subreaper: a child again), as each thread's `children` list says;
+    /// `false` on a kernel without those lists. A few small reads, where `init()` reads every process.
+    public static func hasNoChildren() -> Bool {
+        guard readSmallFile("/proc/self/task/\(getpid())/children") == [] else { return false }
+        guard let directory = opendir("/proc/self/task") else { return false }
+        defer { closedir(directory) }
+        while let item = readdir(directory) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // A thread gone meanwhile had its children passed to another thread, whose list shows them.
+            guard pid_t(name) != nil, let children = readSmallFile("/proc/self/task/\(name)/children") else { continue }
+            if !children.isEmpty { return false }
+        }
+        return true
+    }
+
     /// The processes below `ancestor` (children, their children …), parents before their children.
     public func descendants(of ancestor: pid_t) -> [Entry] {
         var children: [pid_t: [Entry]] = [:]

@@ -2,7 +2,8 @@ import Foundation
 import Execution
 import PipelineModel
 
-/// `--progress plain`: one line per transition and per line a task prints, for logs, pipes and `TERM=dumb`.
+/// `--progress plain`: one line per transition and per line a task prints, for logs, pipes and `TERM=dumb`;
+/// none for a task found up to date before the run, unless `explains`.
 ///
 /// Lines look like `[  1.02s] test  executing -> failed  (0.60s, exit 1)` (contract: "Task states and the
 /// live view"); a task's output is shown as `output` says (`test | line` by default). Call only from the run's
@@ -37,6 +38,8 @@ public final class PlainLinesReporter: RunObserver {
     public func observe(batch events: [RunEvent]) {
         var bytes: [UInt8] = []
         for event in events {
+            // A task found up to date before the run gets no lines (the summary counts it), unless asked why.
+            if case .transition(let transition) = event, transition.isUpToDateBeforeRun, !explains { continue }
             // A transition is most of a run's lines: appended as it is made, without an array per event.
             if case .transition(let transition) = event, !grouping.isGrouped {
                 lastElapsed = transition.elapsed

@@ -145,7 +145,12 @@ extension StateStore {
         // A namespace's keys are the range from it to the same name ending in U+0020 (it ends in U+001F).
         let range: [SQLiteValue] = namespace.isEmpty ? [.text(""), .null] : [.text(namespace), .text(String(namespace.dropLast()) + " ")]
         let prefixLength = namespace.utf8.count
-        var result: [String: StoredFingerprints] = [:]
+        // Sized from a count first: grown by doubling, the table's rehashing was a third of the time spent
+        // reading the store ahead (perf record, checked no-op rerun of 10,000 layered tasks).
+        let count = try database.query("SELECT count(*) FROM task_fingerprints WHERE task >= ?1 AND (?2 IS NULL OR task < ?2)", range) {
+            Int($0.integer(0))
+        }
+        var result = Dictionary<String, StoredFingerprints>(minimumCapacity: count.first ?? 0)
         try database.withCachedStatement("""
             SELECT task, path, sha256 FROM task_inputs WHERE task >= ?1 AND (?2 IS NULL OR task < ?2) ORDER BY task, path
             """) { inputs throws(SQLiteError) in
@@ -176,12 +181,15 @@ extension StateStore {
     }
 
     static func allFileRecords(in database: SQLiteDatabase) throws(SQLiteError) -> [String: FileRecord] {
-        var records: [String: FileRecord] = [:]
-        for record in try database.query("SELECT path, size, mtime_ns, inode, sha256 FROM files", row: {
-            FileRecord(path: $0.text(0), size: $0.integer(1), modificationNanoseconds: $0.integer(2),
-                       inode: UInt64(bitPattern: $0.integer(3)), sha256: $0.text(4))
-        }) {
-            records[record.path] = record
+        // Sized from a count, and filled as the rows come, without a list of them first (see above).
+        var records = Dictionary<String, FileRecord>(
+            minimumCapacity: try database.query("SELECT count(*) FROM files") { Int($0.integer(0)) }.first ?? 0)
+        try database.withCachedStatement("SELECT path, size, mtime_ns, inode, sha256 FROM files") { rows throws(SQLiteError) in
+            while try rows.step() {
+                let record = FileRecord(path: rows.text(0), size: rows.integer(1), modificationNanoseconds: rows.integer(2),
+                                        inode: UInt64(bitPattern: rows.integer(3)), sha256: rows.text(4))
+                records[record.path] = record
+            }
         }
         return records
     }

@@ -38,6 +38,8 @@ import Testing
         #expect(ProcessSnapshot.environmentValue(DescendantSweep.taskVariable, of: child.id.rawValue) == "photo[3]")
         #expect(ProcessSnapshot.environmentValue("HOME", of: child.id.rawValue) == nil)
         #expect(ProcessSnapshot().descendants(of: getpid()).contains { $0.id == child.id.rawValue })
+        // The sweep at a run's end reads every process only when this says there may be a descendant.
+        #expect(!ProcessSnapshot.hasNoChildren())
 
         _ = try child.id.signalGroup(.kill)
         let (_, end) = await recorder.collect()

@@ -68,6 +68,33 @@ import PipelineModel
         ])
     }
 
+    /// A task found up to date before the run gets no lines, as ninja prints nothing for what it need not
+    /// build; `--explain` prints them. One checked at its start (`use` here) is shown as any task.
+    @Test func aTaskUpToDateBeforeTheRunIsLeftOutUnlessExplained() throws {
+        func beforeRun(_ event: RunEvent) -> RunEvent {
+            guard case .transition(var transition) = event else { return event }
+            transition.isUpToDateBeforeRun = true
+            return .transition(transition)
+        }
+        let events = [
+            beforeRun(Events.transition("gen", .pending, .ready, at: 0.01)),
+            beforeRun(Events.transition("gen", .ready, .executing, at: 0.01, reason: "up-to-date")),
+            beforeRun(Events.transition("gen", .executing, .upToDate, at: 0.01, duration: 0, reason: "up-to-date")),
+            Events.transition("use", .ready, .executing, at: 0.02, reason: "up-to-date"),
+            Events.transition("use", .executing, .upToDate, at: 0.03, duration: 0.01, reason: "up-to-date"),
+        ]
+        let explained = try ConsoleFile(), plain = try ConsoleFile()
+        let explaining = PlainLinesReporter(sink: explained.console, explains: true)
+        PlainLinesReporter(sink: plain.console).observe(batch: events)
+        explaining.observe(batch: events)
+        #expect(plain.lines == [
+            "[  0.02s] use  ready -> executing",
+            "[  0.03s] use  executing -> up-to-date  (0.01s)",
+        ])
+        #expect(explained.lines.count == 5 && explained.lines[1] == "[  0.01s] gen  ready -> executing  (up-to-date)",
+                "\(explained.lines)")
+    }
+
     @Test func suspendResumeAndStopAreStampedByTheWallClock() throws {
         let output = try ConsoleFile()
         var now = Events.start
