@@ -50,7 +50,7 @@ extension Runner {
         if isUpToDate {
             let step = state.withLock { book in
                 operation.answer = answer
-                operation.isUpToDate = true
+                operation.outcomeWithoutRunning = .upToDate
                 return completion(of: operation, in: &book)
             }
             perform(step)
@@ -180,24 +180,24 @@ extension Runner {
         var exitCode: Int32? = 0
         var error: String?
         let needers = book.plan.remainingNeeders(of: index)
-        switch result {
-        case _ where operation.isUpToDate:
-            outcome = .upToDate
+        switch (operation.outcomeWithoutRunning, result) {
+        case (let settled?, _):
+            outcome = settled
             exitCode = nil
-        case .succeeded where operation.task.spec.service != nil && needers > 0 && book.stop == nil && !operation.isStoppedService:
+        case (nil, .succeeded) where operation.task.spec.service != nil && needers > 0 && book.stop == nil && !operation.isStoppedService:
             // Contract: a service that dies early fails what still needs it, whatever its exit status.
             outcome = .failed
             let reason = "the service ended while \(needers) task\(needers == 1 ? "" : "s") still need\(needers == 1 ? "s" : "") it"
             book.failures[index] = RunBook.Failure(exitCode: 0, reason: reason, hasLog: operation.isHandedToExecutor)
             error = reason
-        case .succeeded:
+        case (nil, .succeeded):
             outcome = .succeeded
-        case .failed(let code, _, _) where operation.isStoppedService && !stoppedByUs:
+        case (nil, .failed(let code, _, _)) where operation.isStoppedService && !stoppedByUs:
             // A service stopped because nothing needs it any more ended as planned; one that was running
             // when a signal stopped the run is cancelled like every other task, whichever stop came first.
             outcome = .succeeded
             exitCode = code
-        case .failed(let code, var reason, _):
+        case (nil, .failed(let code, var reason, _)):
             outcome = stoppedByUs ? .cancelled : .failed
             // A service not ready in time was terminated by the runner: say why, not how its process ended.
             if operation.isNotReady { reason = Self.notReadyReason(operation.task) }
@@ -212,8 +212,9 @@ extension Runner {
         emit(index, from: from, to: own.to, exitCode: exitCode, error: error, duration: duration, in: &book)
         // Queued with the event, under the lock: by the time an observer shows the end, the row is there
         // for its flush (see `ObserverHub.drain`); queued later, a kill right after could lose it.
-        history?.ended(operation.task.id, state: own.to, attempts: own.to == .upToDate ? 0 : operation.attempt,
-                       duration: own.to == .upToDate ? nil : duration, exitCode: exitCode, answer: operation.answer)
+        let ran = operation.outcomeWithoutRunning == nil
+        history?.ended(operation.task.id, state: own.to, attempts: ran ? operation.attempt : 0,
+                       duration: ran ? duration : nil, exitCode: exitCode, answer: operation.answer)
         // Its last use: held to the end of the run, an answer per task (with its definition's canonical
         // text) made the run's memory grow with every task that ended.
         operation.answer = nil

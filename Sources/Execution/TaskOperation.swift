@@ -52,8 +52,9 @@ final class TaskOperation: Operation, @unchecked Sendable {
     var endedAttempt = 0
     /// The up-to-date check's answer once checked; let go once the task ended.
     var answer: UpToDateAnswer?
-    /// Found up to date at its start: it ends without running.
-    var isUpToDate = false
+    /// How the task ends without running, decided at its start: `upToDate` (a terminal state of the same
+    /// kind, such as one restored from a cache, goes here too).
+    var outcomeWithoutRunning: Plan.Outcome?
     /// The running attempt.
     var handle: (any TaskExecution)?
     /// The executor's job of the latest attempt (a Slurm job or step), for its transitions.
