@@ -1,89 +1,127 @@
 import Foundation
 import PipelineModel
+import TaskGraph
 
-/// The run's mutable state, guarded by the runner's one lock.
+/// The run's mutable state, guarded by the runner's one lock: the `Plan`, the operations of the tasks that
+/// started (each the only owner of its task's life, see `TaskOperation`), and what is run-wide.
 struct RunBook {
-    struct Execution {
-        var attempt: Int
-        var handle: any TaskExecution
+    /// How a task that failed ended, for the summary.
+    struct Failure {
+        var exitCode: Int32?
+        var reason: String
+        /// Its log is this run's: an attempt was handed to the executor.
+        var hasLog: Bool
     }
 
     var plan: Plan
     /// Graph nodes first, then the items dynamic fan-outs add, in the Plan's numbering.
     var tasks: [RunTask]
-    /// The operations of the tasks started so far that something still needs.
-    var operations: LiveOperations
-    var attempts: [Int]
-    var attemptStarted: [ContinuousClock.Instant?]
+    /// Per task, its operation from the Plan's start until nothing needs it any more: its own end, and every
+    /// dependent's operation made (holding it as a dependency) or that dependent ended without one. What
+    /// stays alive is the frontier of the run, not the whole graph.
+    private(set) var operations: [TaskOperation?]
+    /// Per task, the dependents that may still take its operation as a dependency.
+    private var awaitedBy: [Int32]
+    private let dependencies: AdjacencyLists
+    /// Per task, the answer of the pass before the run, until its operation takes it. An array: filled at
+    /// once, where a dictionary took 100,000 inserts (perf, no-op rerun of 100,000 tasks: 1.4%).
+    var preRunAnswers: [UpToDateAnswer?]
+    /// Per graph node, what was known before the run of why it runs (see `Runner.reason`); empty when nothing was.
+    var forecast: [RunReason] = []
+    /// When each task started first and ended, for the critical path taken: the run's record, kept once
+    /// the task's operation is let go.
     var firstStarted: [Double?]
     var ended: [Double?]
     /// Seconds since the run started at which each service that became ready did: where it ends on the
     /// critical path, since what needs it starts then.
     var serviceReadyAt: [Int: Double] = [:]
-    var endedAttempt: [Int]
-    var results: [Int: TaskResult] = [:]
-    /// Per task, its up-to-date check's answer once checked. An array: filled from the pass before the run
-    /// at once, where a dictionary took 100,000 inserts (perf, no-op rerun of 100,000 tasks: 1.4%).
-    var answers: [UpToDateAnswer?]
-
-    /// The cause in task `index`'s answer, read in place: copying the answer copies its fingerprints, an
-    /// existential (perf, checked rerun of 100,000 tasks: 10% of the run's events were that copy).
-    func answerCause(_ index: Int) -> RunReason? {
-        answers.withUnsafeBufferPointer { $0[index]?.cause }
-    }
-    /// Per graph node, what was known before the run of why it runs (see `Runner.reason`); empty when nothing was.
-    var forecast: [RunReason] = []
-    /// Tasks found up to date: they end without running.
-    var upToDate: Set<Int> = []
-    var executions: [Int: Execution] = [:]
-    /// Tasks whose failed attempt waits out its `retry_delay`, with that attempt's number. Whoever removes the
-    /// entry retries: the delay's timer, or a stop, which must not wait for the timer (contract: a pending
-    /// retry is cancelled at once).
-    var pendingRetries: [Int: Int] = [:]
-    /// The executor's job of each task's latest attempt (a Slurm job or step), for its transitions.
-    var executorJobs: [Int: String] = [:]
-    /// Tasks with an attempt the executor took: only their logs are this run's (a task that failed before,
-    /// on a template or a path, still has the log of an earlier run).
-    var handedToExecutor: Set<Int> = []
+    var failures: [Int: Failure] = [:]
+    var hookFailures: [RunSummary.FailedTask] = []
     /// Why the executor could not be set up for the run: every attempt then fails with it.
     var executorSetupFailure: String?
-    var failures: [Int: (exitCode: Int32?, reason: String)] = [:]
-    var hookFailures: [RunSummary.FailedTask] = []
-    /// Tasks stopped by an interrupt: their end is `cancelled`, not `failed`.
-    var terminated: Set<Int> = []
-    /// Executing tasks whose handle had not arrived when the run was stopped.
-    var terminateOnStart: Set<Int> = []
-    /// Services stopped because no remaining task needs them.
-    var stoppedServices: Set<Int> = []
-    /// Services that did not become ready in time.
-    var notReady: Set<Int> = []
     var isSuspended = false
     var stop: RunStop?
     var stopRequests = 0
     var waiter: CheckedContinuation<Void, Never>?
 
-    init(plan: Plan, tasks: [RunTask], operations: LiveOperations) {
+    /// - Parameter isService: whether a task is a service, whose dependents start while it executes, so
+    ///   its operation is nobody's dependency (the Plan keeps that rule).
+    init(plan: Plan, tasks: [RunTask], graph: TaskGraph, isService: (Int) -> Bool) {
         self.plan = plan
         self.tasks = tasks
-        self.operations = operations
         let count = tasks.count
-        attempts = Array(repeating: 0, count: count)
-        attemptStarted = Array(repeating: nil, count: count)
+        operations = Array(repeating: nil, count: count)
+        dependencies = graph.dependencies
+        var awaitedBy = [Int32](repeating: 0, count: count)
+        for index in 0..<graph.nodes.count where !isService(index) {
+            awaitedBy[index] = Int32(graph.dependents[index].count)
+        }
+        self.awaitedBy = awaitedBy
+        preRunAnswers = Array(repeating: nil, count: count)
         firstStarted = Array(repeating: nil, count: count)
         ended = Array(repeating: nil, count: count)
-        endedAttempt = Array(repeating: 0, count: count)
-        answers = Array(repeating: nil, count: count)
     }
 
-    /// Makes room for one more task (a fan-out item).
-    mutating func growBookkeeping() {
-        operations.append()
-        attempts.append(0)
-        attemptStarted.append(nil)
+    /// The cause in task `index`'s answer, read in place: copying the answer copies its fingerprints, an
+    /// existential (perf, checked rerun of 100,000 tasks: 10% of the run's events were that copy).
+    func answerCause(_ index: Int) -> RunReason? {
+        if let operation = operations[index] { return operation.answer?.cause }
+        return preRunAnswers.withUnsafeBufferPointer { $0[index]?.cause }
+    }
+
+    /// Makes room for one more task (a fan-out item): it needs no operation, and none needs its own.
+    mutating func append(_ task: RunTask) {
+        tasks.append(task)
+        operations.append(nil)
+        awaitedBy.append(0)
+        preRunAnswers.append(nil)
         firstStarted.append(nil)
         ended.append(nil)
-        endedAttempt.append(0)
-        answers.append(nil)
+    }
+
+    /// Keeps the operation of a task the Plan starts, with its ended needs' operations as dependencies.
+    mutating func add(_ operation: TaskOperation) {
+        let index = operation.index
+        operations[index] = operation
+        preRunAnswers[index] = nil
+        if index < dependencies.count {
+            for need in dependencies[index] {
+                if let needed = operations[need], awaitedBy[need] > 0 { operation.addDependency(needed) }
+            }
+        }
+        noteTaken(needsOf: index)
+    }
+
+    /// A task ended: finishes its operation, if it had one, and lets go of what nothing needs any more.
+    /// Call once per task.
+    mutating func end(_ index: Int) {
+        guard let operation = operations[index] else {
+            // A dependent that ends without ever starting will take none of its needs' operations.
+            noteTaken(needsOf: index)
+            return
+        }
+        operation.phase = .finished
+        // Foundation keeps a finished operation's dependencies: each would hold the operations of the tasks
+        // before it, and through them the whole graph's (heaptrack, 20,000 tasks: 7.7 MB).
+        for dependency in operation.dependencies { operation.removeDependency(dependency) }
+        releaseIfUnneeded(index)
+    }
+
+    private mutating func noteTaken(needsOf index: Int) {
+        guard index < dependencies.count else { return }
+        for need in dependencies[index] where awaitedBy[need] > 0 {
+            awaitedBy[need] -= 1
+            releaseIfUnneeded(need)
+        }
+    }
+
+    private mutating func releaseIfUnneeded(_ index: Int) {
+        if awaitedBy[index] == 0, operations[index]?.phase == .finished { operations[index] = nil }
+    }
+
+    /// The running attempts, for a signal to reach.
+    var handles: [any TaskExecution] {
+        operations.compactMap { $0?.handle }
     }
 }
 

@@ -28,17 +28,17 @@ extension Runner {
             guard let step else { return }
             perform(step)
         case .pauseProcesses:
-            state.withLock { book in Array(book.executions.values.map(\.handle)) }.forEach { $0.pause() }
+            state.withLock { $0.handles }.forEach { $0.pause() }
         case .continueProcesses:
-            state.withLock { book in Array(book.executions.values.map(\.handle)) }.forEach { $0.resume() }
+            state.withLock { $0.handles }.forEach { $0.resume() }
         }
     }
 
     func stop(_ reason: RunStop) {
-        enum Action { case terminate([any TaskExecution], retries: [Int: Int], Step), kill([any TaskExecution]) }
+        enum Action { case terminate([any TaskExecution], retries: [(TaskOperation, Int)], Step), kill([any TaskExecution]) }
         let action = state.withLock { book -> Action in
             book.stopRequests += 1
-            let handles = book.executions.values.map(\.handle)
+            let handles = book.handles
             guard book.stopRequests == 1 else { return .kill(handles) }
             book.stop = reason
             events.yield(.stopping(reason))
@@ -47,13 +47,16 @@ extension Runner {
                 book.isSuspended = false
                 events.yield(.suspended(false))
             }
+            var retries: [(TaskOperation, Int)] = []
             for index in book.plan.states.indices where book.plan.states[index] == .executing {
-                book.terminated.insert(index)
-                if book.executions[index] == nil { book.terminateOnStart.insert(index) }
+                guard let operation = book.operations[index] else { continue }  // a fan-out: its items are stopped
+                operation.isTerminated = true
+                if operation.handle == nil { operation.terminatesOnStart = true }
+                if operation.phase == .waitingToRetry { retries.append((operation, operation.attempt)) }
             }
             let transitions = book.plan.cancel()
             emit(transitions, in: &book)
-            return .terminate(handles, retries: book.pendingRetries, nextStep(after: transitions, in: &book))
+            return .terminate(handles, retries: retries, nextStep(after: transitions, in: &book))
         }
         switch action {
         case .terminate(let handles, let retries, let step):
@@ -63,7 +66,7 @@ extension Runner {
             handles.forEach { $0.terminate(grace: configuration.terminationGrace) }
             perform(step)
             // A retry waiting out its delay ends now, cancelled, instead of when its timer fires.
-            for (index, attempt) in retries { retry(index, after: attempt) }
+            for (operation, attempt) in retries { retry(operation, after: attempt) }
         case .kill(let handles):
             handles.forEach { $0.kill() }
         }

@@ -57,7 +57,7 @@ extension Runner {
         }
         let step = state.withLock { book -> Step in
             if let failure {
-                book.failures[group] = (nil, failure)
+                book.failures[group] = RunBook.Failure(exitCode: nil, reason: failure, hasLog: false)
                 book.ended[group] = elapsed()
                 let transitions = book.plan.record(group, .failed)
                 if let own = transitions.first {
@@ -77,8 +77,7 @@ extension Runner {
             }
             let (added, transitions) = book.plan.expand(group, items: planItems)
             for number in 0..<added.count {
-                book.tasks.append(RunTask(item: items[number], number: number, of: groupTask))
-                book.growBookkeeping()
+                book.append(RunTask(item: items[number], number: number, of: groupTask))
             }
             emit(transitions, in: &book)
             return nextStep(after: transitions, in: &book)
@@ -87,7 +86,8 @@ extension Runner {
     }
 
     /// Waits until a service is ready, then lets its dependents go; not ready in time fails it.
-    func watchReadiness(of index: Int, task: RunTask, service: ServiceSpec, handle: any TaskExecution) {
+    func watchReadiness(of operation: TaskOperation, service: ServiceSpec, handle: any TaskExecution) {
+        let index = operation.index, task = operation.task
         Task { [self] in
             let timeout = service.timeout ?? Self.defaultServiceTimeout
             let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
@@ -104,7 +104,7 @@ extension Runner {
                 }
             }
             guard ready else {
-                _ = state.withLock { book in book.notReady.insert(index) }
+                state.withLock { _ in operation.isNotReady = true }
                 handle.terminate(grace: configuration.terminationGrace)
                 return
             }

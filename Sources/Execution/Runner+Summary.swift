@@ -18,7 +18,7 @@ extension Runner {
             let task = book.tasks[index]
             // A task that printed nothing has no log (it is created by the first line): name none then. One
             // that failed before its executor took it has only an earlier run's log: name none either.
-            let logPath = book.handedToExecutor.contains(index)
+            let logPath = failure.hasLog
                 ? resolver.map { $0.logPath(for: task.id) }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil } ?? ""
                 : ""
             return RunSummary.FailedTask(id: task.id, exitCode: failure.exitCode, reason: failure.reason,

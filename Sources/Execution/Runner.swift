@@ -4,16 +4,18 @@ import JobGraphBasics
 import PipelineModel
 import TaskGraph
 
-/// Runs a checked task graph: each task that starts gets a Foundation `Operation`, started when the
-/// `Plan` says so, its work done by a `TaskExecutor`, every transition sent to `events` in order.
+/// Runs a checked task graph: the `Plan` decides what starts; each task that starts gets a `TaskOperation`,
+/// the one owner of its life (its attempts, running work, cancellation and end); an executor does the work;
+/// every transition goes to `events` in order.
 ///
-/// What Foundation does in a run: a task's `TaskOperation` carries its executing and finished state (with
-/// the key-value notifications Foundation's contract asks for) and its `needs` as `addDependency` edges,
-/// so the operations tell the truth to any Foundation code that inspects them. No `OperationQueue` is
-/// made: the `Plan` enforces `--jobs`, each queue's limit, priority and exclusivity, and the runner
-/// starts each operation itself (`OperationStarter`). A queue would have nothing left to decide, and
-/// handing an operation to a queue's thread cost two thread wake-ups per task; corelibs' queue also slows
-/// down quadratically with operations that sit in it not yet ready (40,000 chained ones took 17.5 s to add).
+/// What Foundation does in a run: a task's `TaskOperation` is a Foundation `Operation` whose executing and
+/// finished state follow its phase (with the key-value notifications Foundation's contract asks for) and
+/// whose `needs` are `addDependency` edges, so the operations tell the truth to any Foundation code that
+/// inspects them. No `OperationQueue` is made: the `Plan` enforces `--jobs`, each queue's limit, priority
+/// and exclusivity, and the runner starts each operation itself (`OperationStarter`). A queue would have
+/// nothing left to decide, and handing an operation to a queue's thread cost two thread wake-ups per task;
+/// corelibs' queue also slows down quadratically with operations that sit in it not yet ready (40,000
+/// chained ones took 17.5 s to add).
 ///
 /// The Advanced NSOperations ideas live here as first-class parts: conditions (checked while a task is
 /// `waiting`), mutual exclusivity (in the `Plan`), observers (the event stream) and operations that
@@ -67,17 +69,15 @@ public final class Runner: Sendable {
         // The operations start their task through a weak reference: the runner owns them, not the reverse.
         let box = WeakBox<Runner>()
         beginBox = box
-        // An operation is made when its task first starts (see `LiveOperations`).
         // Through `tasks`: a graph node's `spec` is a copy of the whole TaskSpec (perf: 1% of a no-op rerun).
-        let operations = LiveOperations(graph: graph, isService: { tasks[$0].spec.service != nil })
-        state = Locked(RunBook(plan: plan, tasks: tasks, operations: operations))
+        state = Locked(RunBook(plan: plan, tasks: tasks, graph: graph, isService: { tasks[$0].spec.service != nil }))
         startInstant = clock.now
         beginBox.value = self
     }
 
     /// What a task's operation calls when it starts.
-    static func beginning(through box: WeakBox<Runner>) -> @Sendable (Int) -> Void {
-        { index in box.value?.begin(index) }
+    static func beginning(through box: WeakBox<Runner>) -> @Sendable (TaskOperation) -> Void {
+        { operation in box.value?.begin(operation) }
     }
 
     /// Runs every task to a terminal state and returns what happened: sets the executor up, runs the
@@ -136,7 +136,7 @@ public final class Runner: Sendable {
         let criticalPaths = allUpToDate ? nil : expectedDurations?().map { graph.criticalPathLengths(durations: $0) }
         state.withLock { book in
             if let prepass {
-                book.answers.replaceSubrange(0..<prepass.answers.count, with: prepass.answers)
+                book.preRunAnswers.replaceSubrange(0..<prepass.answers.count, with: prepass.answers)
                 book.plan.markUpToDate(prepass.isUpToDate)
             }
             if let criticalPaths { book.plan.rank(byCriticalPaths: criticalPaths) }
@@ -146,11 +146,9 @@ public final class Runner: Sendable {
 
     // MARK: - Steps decided under the lock, carried out outside it
 
-    /// What to do after the Plan moved: finish the operations of tasks that ended, start the operations of
-    /// the newly startable ones, do what the Plan asked, and wake `run()` at the end.
+    /// What to do after the Plan moved: start the operations of the newly startable tasks, do what the Plan
+    /// asked, and wake `run()` at the end.
     struct Step {
-        /// The operations of tasks that ended: the one that ran, and those that never did (skipped, cancelled).
-        var finished: [TaskOperation] = []
         /// The operations of the tasks to start, in the Plan's order.
         var start: [TaskOperation] = []
         var requests = Plan.Requests()
@@ -167,12 +165,12 @@ public final class Runner: Sendable {
         for transition in transitions where transition.to.isTerminal {
             let index = transition.task
             if !(transition.to == .upToDate && book.plan.isUpToDateBeforeRun(index)) {
-                history?.ended(book.tasks[index].id, state: transition.to, attempts: book.attempts[index],
-                               duration: nil, exitCode: nil, answer: transition.to == .upToDate ? book.answers[index] : nil)
+                history?.ended(book.tasks[index].id, state: transition.to, attempts: book.operations[index]?.attempt ?? 0,
+                               duration: nil, exitCode: nil, answer: nil)
             }
-            if let operation = book.operations.end(index) { step.finished.append(operation) }
+            book.end(index)
         }
-        if let ended, let operation = book.operations.end(ended) { step.finished.append(operation) }
+        if let ended { book.end(ended) }
         if !book.isSuspended {
             let taken = book.plan.take()
             emit(taken.transitions, in: &book)
@@ -181,19 +179,23 @@ public final class Runner: Sendable {
             // recorded in between, and the stream would show a task starting after a failure (contract:
             // "no new task starts after a failure") although the Plan had started it before.
             step.start.reserveCapacity(taken.started.count)
+            let now = clock.now
             for index in taken.started {
-                book.attempts[index] += 1
+                let operation = TaskOperation(index: index, task: book.tasks[index], answer: book.preRunAnswers[index],
+                                              setupFailure: book.executorSetupFailure, startedAt: now,
+                                              begin: Self.beginning(through: beginBox))
+                book.add(operation)
+                operation.phase = .starting
+                book.firstStarted[index] = (now - startInstant).inSeconds
                 emit(index, from: .ready, to: .executing, in: &book)
-                let task = book.tasks[index]
-                if let operation = book.operations.operation(for: index, make: {
-                    TaskOperation(index: index, name: task.id.rawValue, begin: Self.beginning(through: beginBox))
-                }) { step.start.append(operation) }
+                step.start.append(operation)
             }
         }
         step.requests = book.plan.takeRequests()
         for index in step.requests.stopServices {
-            book.stoppedServices.insert(index)
-            if let handle = book.executions[index]?.handle { step.stopServices.append(handle) }
+            guard let operation = book.operations[index] else { continue }
+            operation.isStoppedService = true
+            if let handle = operation.handle { step.stopServices.append(handle) }
         }
         if book.plan.isFinished {
             step.waiter = book.waiter
@@ -203,15 +205,6 @@ public final class Runner: Sendable {
     }
 
     func perform(_ step: Step) {
-        for operation in step.finished {
-            if !operation.isFinished {
-                if !operation.isExecuting { operation.cancel() }
-                operation.finish()
-            }
-            // Foundation keeps a finished operation's dependencies: each would hold the operations of the
-            // tasks before it, and through them the whole graph's (heaptrack, 20,000 tasks: 7.7 MB).
-            for dependency in operation.dependencies { operation.removeDependency(dependency) }
-        }
         starter.start(step.start)
         for handle in step.stopServices { handle.terminate(grace: configuration.terminationGrace) }
         for index in step.requests.checkConditions { Task { await checkConditions(of: index) } }
@@ -262,11 +255,10 @@ public final class Runner: Sendable {
         let task = book.tasks[index]
         var transition = TaskTransition(
             time: moment?.time ?? Date(), elapsed: moment?.elapsed ?? elapsed(), task: task.id, from: from, to: to,
-            attempt: max(1, book.attempts[index]), queue: queueNames[task.queue],
+            attempt: max(1, book.operations[index]?.attempt ?? 0), queue: queueNames[task.queue],
             exitCode: exitCode, error: error, duration: duration)
         transition.reason = reason(index, from: from, to: to, in: book)
-        // Only a cluster run fills the table: a local run skips a hash and probe per event.
-        if !book.executorJobs.isEmpty { transition.executorJob = book.executorJobs[index] }
+        transition.executorJob = book.operations[index]?.executorJob
         return transition
     }
 
