@@ -35,6 +35,12 @@ struct RunBook {
     var forecast: [RunReason] = []
     /// Tasks found up to date: they end without running.
     var upToDate: Set<Int> = []
+    /// Tasks restored from the output cache: they end `restored`.
+    var restored: Set<Int> = []
+    /// Per task, its output cache key once known (see `Runner+OutputCache`).
+    var cacheKeys: [Int: String] = [:]
+    /// Tasks looked up in the output cache and missed, to store once they succeed.
+    var lookedUp: [Int: CachedTask] = [:]
     var executions: [Int: Execution] = [:]
     /// Tasks whose failed attempt waits out its `retry_delay`, with that attempt's number. Whoever removes the
     /// entry retries: the delay's timer, or a stop, which must not wait for the timer (contract: a pending

@@ -56,6 +56,8 @@ public struct TaskTransition: Sendable, Codable, Equatable {
     /// The executor's job that ran the attempt, when a cluster ran it: a Slurm job or step ("1234",
     /// "1234.5", "1234_7"). Encoded as `slurm_job`, the contract's name (docs/events.md).
     public var executorJob: String? = nil
+    /// The output cache key of a `cache: true` task, on its terminal state once known (docs/cache.md).
+    public var cacheKey: String? = nil
 
     public init(time: Date, elapsed: Double, task: TaskID, from: TaskState, to: TaskState, attempt: Int, queue: String,
                 exitCode: Int32? = nil, error: String? = nil, duration: Double? = nil) {
@@ -76,6 +78,7 @@ public struct TaskTransition: Sendable, Codable, Equatable {
         case exitCode = "exit_code"
         case error, duration, reason
         case executorJob = "slurm_job"
+        case cacheKey = "cache_key"
     }
 }
 

@@ -61,6 +61,7 @@ extension Runner {
         }
         if !isKept { state.withLock { $0.answers[index] = answer } }
         history.started(task.id, answer: answer)
+        if restoresFromCache(index, task: task, work: work, answer: answer) { return }
         launch(index, task, attempt: 1, work: .success(work))
     }
 
@@ -176,6 +177,9 @@ extension Runner {
         case _ where book.upToDate.contains(index):
             outcome = .upToDate
             exitCode = nil
+        case _ where book.restored.contains(index):
+            outcome = .restored
+            exitCode = nil
         case .succeeded where book.tasks[index].spec.service != nil && needers > 0 && book.stop == nil
             && !book.stoppedServices.contains(index):
             // Contract: a service that dies early fails what still needs it, whatever its exit status.
@@ -185,6 +189,7 @@ extension Runner {
             error = reason
         case .succeeded:
             outcome = .succeeded
+            storeInCache(index, in: &book)
         case .failed(let code, _, _) where book.stoppedServices.contains(index) && !(book.stop != nil && book.terminated.contains(index)):
             // A service stopped because nothing needs it any more ended as planned; one that was running
             // when a signal stopped the run is cancelled like every other task, whichever stop came first.
@@ -208,6 +213,7 @@ extension Runner {
         // for its flush (see `ObserverHub.drain`); queued later, a kill right after could lose it.
         history?.ended(book.tasks[index].id, state: own.to, attempts: own.to == .upToDate ? 0 : book.attempts[index],
                        duration: own.to == .upToDate ? nil : duration, exitCode: exitCode, answer: book.answers[index])
+        rememberCacheKey(of: index, in: &book)
         // Its last use: held to the end of the run, an answer per task (with its definition's canonical
         // text) made the run's memory grow with every task that ended.
         book.answers[index] = nil
