@@ -1,5 +1,6 @@
 import Execution
 import Foundation
+import OutputCache
 import PipelineModel
 import PipelineRun
 import Reporters
@@ -41,7 +42,11 @@ extension RunCommand {
         let summary = try await PipelineRun.run(graph, configuration: configuration, executor: executor, history: session.store,
                                                 observers: observers, control: session.control, isNested: session.isNested,
                                                 stopsLeftBehindProcesses: true,
-                                                endsProcess: endsProcess) { lines in Console.standardError.write(lines: lines) }
+                                                endsProcess: endsProcess,
+                                                outputCache: noCache ? nil : OutputCacheSettings.resolved(
+                                                    pipeline: graph.pipeline, pipelineDirectory: configuration.pipelineDirectory, directory: cacheDir,
+                                                    remoteURL: remoteCache, workingDirectory: FileManager.default.currentDirectoryPath,
+                                                    environment: ProcessInfo.processInfo.environment)) { lines in Console.standardError.write(lines: lines) }
         messageConsole.write(lines: SummaryPrinter().render(summary, writeFailures: writeFailures.all))
         return (summary, RunExitStatus.of(summary, writeFailures: writeFailures))
     }

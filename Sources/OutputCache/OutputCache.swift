@@ -16,6 +16,26 @@ public struct OutputCacheSettings: Sendable {
         self.directory = directory
         self.remote = remote
     }
+
+    /// The settings of a run: the command line's options over the file's keys over the defaults.
+    /// - Parameters:
+    ///   - directory: `--cache-dir`, relative to the current folder `workingDirectory` or absolute.
+    ///   - remoteURL: `--remote-cache`; it keeps the file's `read_only` and `header_env`.
+    /// - Returns: `nil` when there is nowhere to keep a local cache (no `HOME`, no `XDG_CACHE_HOME`).
+    public static func resolved(pipeline: Pipeline, pipelineDirectory: String, directory: String?, remoteURL: String?,
+                                workingDirectory: String, environment: [String: String]) -> OutputCacheSettings? {
+        func absolute(_ path: String, in base: String) -> String { path.hasPrefix("/") ? path : base + "/" + path }
+        let folder = directory.map { absolute($0, in: workingDirectory) }
+            ?? pipeline.cacheDirectory.map { absolute($0, in: pipelineDirectory) }
+            ?? LocalCacheStore.defaultDirectory(environment: environment)
+        guard let folder else { return nil }
+        var remote = pipeline.remoteCache
+        if let remoteURL {
+            let url = remoteURL.hasSuffix("/") ? String(remoteURL.dropLast()) : remoteURL
+            remote = RemoteCacheSpec(url: url, isReadOnly: remote?.isReadOnly ?? false, headerVariables: remote?.headerVariables ?? [])
+        }
+        return OutputCacheSettings(directory: folder, remote: remote)
+    }
 }
 
 /// A run's output cache: the local store, and the remote one when there is one. The Runner's `OutputCaching`.
@@ -35,13 +55,20 @@ public final class OutputCache: OutputCaching {
     ///   - environment: the caller's, for `cache_env` and the remote's headers.
     ///   - run: the history's number of this run, recorded with what it stores.
     ///   - warn: told each warning once, as it happens (lines without the `warning: ` prefix).
-    public init(settings: OutputCacheSettings, environment: [String: String], run: Int64?, host: String,
+    public init(settings: OutputCacheSettings, environment: [String: String], run: Int64?, host: String = OutputCache.hostName(),
                 warn: @escaping @Sendable (String) -> Void) {
         local = LocalCacheStore(directory: settings.directory)
         self.environment = environment
         self.run = run
         self.host = host
         warnings = Warnings(warn)
+    }
+
+    /// This machine's name, for the records it stores.
+    public static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
+        return String(cString: buffer)
     }
 
     public func key(for spec: TaskSpec, answer: UpToDateAnswer, needKeys: [String?]) -> String? {
@@ -84,7 +111,8 @@ public final class OutputCache: OutputCaching {
         do {
             let paths = Fingerprinter().outputPaths(task.outputs, in: task.workingDirectory)
             let outputs = try OutputPaths.snapshot(paths, in: task.workingDirectory, into: local)
-            let log = try local.storeBlob(copying: task.logPath)
+            // A task that printed nothing may have no log file: its log is empty.
+            let log = access(task.logPath, F_OK) == 0 ? try local.storeBlob(copying: task.logPath) : (sha256: try local.storeBlob([]), size: Int64(0))
             let record = ActionRecord(format: CacheKeyParts.formatVersion, outputs: outputs, log: log.sha256, logSize: log.size,
                                       run: run, host: host, time: Date().formatted(.iso8601), task: task.id.rawValue)
             // The record last: it names only blobs already stored.

@@ -42,7 +42,8 @@ extension RemoteCacheSpec {
             let value = entry.entry.value
             switch entry.key {
             case "url":
-                if let url = decodeURL(value, decoder: &decoder) { spec.url = url; hasURL = true } else { isValid = false }
+                hasURL = true
+                if let url = decodeURL(value, decoder: &decoder) { spec.url = url } else { isValid = false }
             case "read_only":
                 spec.isReadOnly = decoder.bool(value, for: "read_only") ?? false
             default:

@@ -85,6 +85,8 @@ public struct TaskStateCounts: Sendable, Equatable, Codable {
     public var succeeded = 0
     public var failed = 0
     public var upToDate = 0
+    /// Restored from the output cache.
+    public var restored = 0
     public var skipped = 0
     public var cancelled = 0
     /// Selected but never recorded as ended: the run was killed before or while they ran.
@@ -102,6 +104,6 @@ public struct TaskStateCounts: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case succeeded, failed
         case upToDate = "up_to_date"
-        case skipped, cancelled, unfinished
+        case restored, skipped, cancelled, unfinished
     }
 }

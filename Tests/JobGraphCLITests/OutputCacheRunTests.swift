@@ -1,0 +1,156 @@
+import Foundation
+import JobGraphTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The output cache through the binary (docs/cache.md): a second folder with the same pipeline restores
+/// what the first one made, byte for byte, with nothing run; what changes the key runs the task again.
+@Suite(.hangLimit(minutes: 2))
+struct OutputCacheRunTests {
+    static let pipeline = """
+        version: 1
+        tasks:
+          build:
+            cache: true
+            cache_env: [FLAVOR]
+            inputs: [src.txt]
+            outputs: [out]
+            run:
+              - mkdir -p out/lib && cp src.txt out/lib/copy.txt && printf '#!/bin/sh\\necho tool\\n' > out/tool && chmod 755 out/tool
+              - ln -sf tool out/tool-link && echo "built $FLAVOR" && echo built >> runs.txt
+          package:
+            needs: [build]
+            cache: true
+            inputs: [out/lib/copy.txt]
+            outputs: [package.txt]
+            run: cat out/lib/copy.txt out/lib/copy.txt > package.txt
+        """
+
+    /// A project folder holding `pipeline` and `src.txt`, with the cache in `cache` beside the folders.
+    static func project(in cache: ScratchDirectory, source: String = "hello\n") throws -> PipelineFolder {
+        let folder = try PipelineFolder(pipeline, prefix: "jobgraph-cache-cli")
+        try folder.write(source, to: "src.txt")
+        return folder
+    }
+
+    static func run(_ folder: PipelineFolder, cache: ScratchDirectory, _ extra: [String] = [],
+                    environment: [String: String] = JobGraphBinary.environment) async throws -> RunResult {
+        try await folder.run(["--cache-dir", cache.path] + extra, environment: environment)
+    }
+
+    static func restored(_ result: RunResult) -> Set<String> {
+        Set(result.finalStates.filter { $0.value == "restored" }.keys)
+    }
+
+    @Test func aSecondFolderRestoresEveryOutputByteForByteWithNothingRun() async throws {
+        let cache = try ScratchDirectory("jobgraph-cache-store")
+        defer { cache.remove() }
+        let first = try Self.project(in: cache)
+        defer { first.remove() }
+        let made = try await Self.run(first, cache: cache)
+        #expect(made.status == 0)
+        #expect(made.executed == ["build", "package"])
+
+        let second = try Self.project(in: cache)
+        defer { second.remove() }
+        let restored = try await Self.run(second, cache: cache)
+        #expect(restored.status == 0, "\(restored.outcome.standardError)")
+        #expect(restored.executed.isEmpty)
+        #expect(Self.restored(restored) == ["build", "package"])
+        #expect(second.directory.read("runs.txt") == nil, "nothing ran")
+        for name in ["out/lib/copy.txt", "out/tool", "package.txt"] {
+            #expect(second.directory.read(name) == first.directory.read(name), "\(name)")
+        }
+        var info = stat()
+        #expect(lstat(second.directory.file("out/tool"), &info) == 0 && info.st_mode & 0o777 == 0o755)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: second.directory.file("out/tool-link")) == "tool")
+        // The log is replayed, with the task's prefix, and into the task's log file.
+        #expect(restored.outcome.outputLines.contains("build | built "))
+        #expect(second.directory.read(".jobgraph/logs/build.log")?.contains("built \n") == true)
+        #expect(restored.outcome.outputLines.last { $0.contains("restored") }?.hasPrefix("2 restored") == true)
+        // The key is in the events, the same in both folders.
+        let keys = { (result: RunResult) in result.events.compactMap { $0["cache_key"] as? String } }
+        #expect(keys(restored).count == 2)
+        #expect(keys(restored) == keys(made))
+        // Restored outputs count as the task's success: the next run finds them up to date.
+        #expect(try await Self.run(second, cache: cache).upToDate == ["build", "package"])
+    }
+
+    @Test func aChangedInputOrCacheEnvVariableRunsTheTaskAgain() async throws {
+        let cache = try ScratchDirectory("jobgraph-cache-store")
+        defer { cache.remove() }
+        var environment = JobGraphBinary.environment
+        environment["FLAVOR"] = "debug"
+        let first = try Self.project(in: cache)
+        defer { first.remove() }
+        #expect(try await Self.run(first, cache: cache, environment: environment).executed == ["build", "package"])
+
+        let changedInput = try Self.project(in: cache, source: "changed\n")
+        defer { changedInput.remove() }
+        #expect(try await Self.run(changedInput, cache: cache, environment: environment).executed == ["build", "package"])
+
+        environment["FLAVOR"] = "release"
+        let changedVariable = try Self.project(in: cache)
+        defer { changedVariable.remove() }
+        // The package's key holds the build's key, so it runs too, though its input has the same bytes.
+        #expect(try await Self.run(changedVariable, cache: cache, environment: environment).executed == ["build", "package"])
+
+        // An outside variable that `cache_env` does not name is not in the key.
+        environment["FLAVOR"] = "debug"
+        environment["UNRELATED"] = "x"
+        let unrelated = try Self.project(in: cache)
+        defer { unrelated.remove() }
+        #expect(Self.restored(try await Self.run(unrelated, cache: cache, environment: environment)) == ["build", "package"])
+    }
+
+    @Test func noCacheRunsEverythingAndACorruptBlobIsAMissWithAWarning() async throws {
+        let cache = try ScratchDirectory("jobgraph-cache-store")
+        defer { cache.remove() }
+        let first = try Self.project(in: cache)
+        defer { first.remove() }
+        #expect(try await Self.run(first, cache: cache).status == 0)
+
+        let second = try Self.project(in: cache)
+        defer { second.remove() }
+        #expect(try await Self.run(second, cache: cache, ["--no-cache"]).executed == ["build", "package"])
+
+        // Every blob of the cache tampered with: no output is restored from one.
+        let blobs = FileManager.default.enumerator(atPath: cache.file("cas"))?.allObjects as? [String] ?? []
+        for blob in blobs where blob.contains("/") {
+            try "tampered".write(toFile: cache.file("cas/" + blob), atomically: false, encoding: .utf8)
+        }
+        let third = try Self.project(in: cache)
+        defer { third.remove() }
+        let result = try await Self.run(third, cache: cache)
+        #expect(result.status == 0)
+        #expect(result.executed == ["build", "package"])
+        #expect(result.outcome.errorLines.contains { $0.hasPrefix("warning: cannot restore 'build' from the cache") && $0.contains("does not match its SHA-256") })
+        #expect(third.directory.read("out/lib/copy.txt") == "hello\n")
+    }
+
+    @Test func twoRunsShareOneCacheAtOnceAndEvictionEmptiesIt() async throws {
+        let cache = try ScratchDirectory("jobgraph-cache-store")
+        defer { cache.remove() }
+        let folders = try (0..<2).map { _ in try Self.project(in: cache) }
+        defer { folders.forEach { $0.remove() } }
+        let running = try folders.map { folder in
+            try JobGraphBinary.start(["run", "p.yaml", "--cache-dir", cache.path], in: folder.directory)
+        }
+        for run in running { #expect(try await run.finish().status == 0) }
+
+        let stats = try await JobGraphBinary.run(["cache", "stats", "--cache-dir", cache.path], in: folders[0].directory)
+        #expect(stats.outputLines.last?.hasPrefix("2 action records, ") == true, "\(stats.outputLines)")
+        let third = try Self.project(in: cache)
+        defer { third.remove() }
+        #expect(Self.restored(try await Self.run(third, cache: cache)) == ["build", "package"])
+
+        let collected = try await JobGraphBinary.run(["cache", "gc", "--max-size", "0", "--cache-dir", cache.path], in: third.directory)
+        #expect(collected.status == 0)
+        #expect(collected.outputLines.last?.hasSuffix("; 0 B kept") == true, "\(collected.outputLines)")
+        let fourth = try Self.project(in: cache)
+        defer { fourth.remove() }
+        #expect(try await Self.run(fourth, cache: cache).executed == ["build", "package"])
+    }
+}
