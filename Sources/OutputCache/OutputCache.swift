@@ -43,6 +43,7 @@ public struct OutputCacheSettings: Sendable {
 /// Safe from any thread. Problems are warnings, told once per cause through `warn`.
 public final class OutputCache: OutputCaching {
     public let local: LocalCacheStore
+    let remote: RemoteCache?
     /// The caller's environment, for `cache_env`.
     private let environment: [String: String]
     private let run: Int64?
@@ -61,7 +62,9 @@ public final class OutputCache: OutputCaching {
         self.environment = environment
         self.run = run
         self.host = host
-        warnings = Warnings(warn)
+        let warnings = Warnings(warn)
+        self.warnings = warnings
+        remote = settings.remote.map { RemoteCache(spec: $0, environment: environment, warnings: warnings) }
     }
 
     /// This machine's name, for the records it stores.
@@ -80,6 +83,15 @@ public final class OutputCache: OutputCaching {
     public func restore(_ task: CachedTask) -> CacheHit? {
         guard let (record, origin) = findRecord(task.key) else { return nil }
         do {
+            if let remote, origin == "remote" {
+                // Every blob is fetched (and checked) into the local store before any output is touched.
+                for blob in Set(record.blobs.map(\.sha256)) where !local.hasBlob(blob) {
+                    guard let bytes = remote.blob(blob) else { return nil }
+                    try local.storeBlob(bytes, as: blob)
+                }
+                // Kept locally too, so the next run need not ask the server.
+                try local.storeRecord(record, key: task.key)
+            }
             let log = try local.blob(record.log)
             try OutputPaths.restore(record.outputs, in: task.workingDirectory, from: local)
             try OutputPaths.replace(task.logPath, with: log)
@@ -95,6 +107,7 @@ public final class OutputCache: OutputCaching {
     /// The record under `key`, locally or else remotely, with where it was found.
     private func findRecord(_ key: String) -> (ActionRecord, String)? {
         if let record = local.record(key), record.blobs.allSatisfy({ local.hasBlob($0.sha256) }) { return (record, "local") }
+        if let record = remote?.record(key) { return (record, "remote") }
         return nil
     }
 
@@ -102,6 +115,7 @@ public final class OutputCache: OutputCaching {
     /// when the cache does not hold its key.
     public func origin(of key: String) -> String? {
         if let record = local.record(key), record.blobs.allSatisfy({ local.hasBlob($0.sha256) }) { return "local cache, \(record.storedBy)" }
+        if let record = remote?.record(key) { return "remote cache, \(record.storedBy)" }
         return nil
     }
 
@@ -117,6 +131,10 @@ public final class OutputCache: OutputCaching {
                                       run: run, host: host, time: Date().formatted(.iso8601), task: task.id.rawValue)
             // The record last: it names only blobs already stored.
             try local.storeRecord(record, key: task.key)
+            if let remote, !remote.spec.isReadOnly {
+                pending.enter()
+                remote.upload(record, key: task.key, from: local) { [pending] in pending.leave() }
+            }
         } catch {
             warnings.note("cannot store '\(task.id)' in the cache: \(error)")
         }
