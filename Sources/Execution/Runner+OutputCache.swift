@@ -5,7 +5,8 @@ import PipelineModel
 /// runs, told of its success, waited for at the end.
 extension Runner {
     /// For a `cache: true` task about to run: looks its key up and, on a hit, restores it and ends it
-    /// `restored`; on a miss, launches it. Restoring is I/O, so on a worker.
+    /// `restored`; on a miss, launches it. Restoring is I/O, so on a worker. Under `--force` the key is
+    /// kept, for the store after its success, and the task runs.
     /// - Returns: whether the cache took the task over (`false`: launch it as usual).
     func restoresFromCache(_ index: Int, task: RunTask, work: TaskWork, answer: UpToDateAnswer) -> Bool {
         guard let outputCache, task.spec.isCached, let resolver = try? resolver.get(),
@@ -17,6 +18,8 @@ extension Runner {
             book.cacheKeys[index] = key
             book.lookedUp[index] = cached
         }
+        // `--force` runs every task (docs/cli.md); what succeeds is still stored.
+        if configuration.force { return false }
         checks[index % checks.count].async { [self] in
             guard let hit = outputCache.restore(cached) else {
                 launch(index, task, attempt: 1, work: .success(work))
