@@ -17,6 +17,9 @@ public protocol OutputCaching: Sendable {
     /// Keeps a succeeded task's outputs and log under `task.key`. Blocking for the local copy; uploads go on
     /// after it returns, and `finish` waits for them. A failure is a warning, never the task's.
     func store(_ task: CachedTask)
+    /// Where the cache holds `key` and who stored it (`local cache, stored by run 3 on build-2 at …`),
+    /// without restoring anything; `nil` when it does not. Blocking, as `restore`.
+    func origin(ofKey key: String) -> String?
     /// Returns once every store and upload begun has ended.
     func finish() async
 }

@@ -1,6 +1,5 @@
 import Execution
 import Foundation
-import OutputCache
 import PipelineModel
 import PipelineRun
 import Reporters
@@ -43,10 +42,7 @@ extension RunCommand {
                                                 observers: observers, control: session.control, isNested: session.isNested,
                                                 stopsLeftBehindProcesses: true,
                                                 endsProcess: endsProcess,
-                                                outputCache: noCache ? nil : OutputCacheSettings.resolved(
-                                                    pipeline: graph.pipeline, pipelineDirectory: configuration.pipelineDirectory, directory: cacheDir,
-                                                    remoteURL: remoteCache, workingDirectory: FileManager.default.currentDirectoryPath,
-                                                    environment: ProcessInfo.processInfo.environment)) { lines in Console.standardError.write(lines: lines) }
+                                                outputCache: cache.settings(for: graph, configuration: configuration)) { lines in Console.standardError.write(lines: lines) }
         messageConsole.write(lines: SummaryPrinter().render(summary, writeFailures: writeFailures.all))
         return (summary, RunExitStatus.of(summary, writeFailures: writeFailures))
     }

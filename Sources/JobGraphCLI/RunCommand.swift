@@ -54,16 +54,7 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Ignore up-to-date checks: run every selected task.")
     var force = false
 
-    @Flag(help: "Neither restore from nor store in the output cache for this run.")
-    var noCache = false
-
-    @Option(help: ArgumentHelp("The output cache's folder (default: the file's 'cache_dir', else $XDG_CACHE_HOME/jobgraph or ~/.cache/jobgraph).",
-                               valueName: "DIR"))
-    var cacheDir: String?
-
-    @Option(help: ArgumentHelp("A remote output cache speaking Bazel's HTTP cache protocol; overrides 'remote_cache: url' in the file.",
-                               valueName: "URL"))
-    var remoteCache: String?
+    @OptionGroup var cache: CacheOptions
 
     @Flag(name: [.customShort("y"), .long], help: "Answer yes to every task's prompt without asking.")
     var yes = false
@@ -82,9 +73,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("'--jobs' must be at least 1") }
-        if let remoteCache, !(remoteCache.hasPrefix("http://") || remoteCache.hasPrefix("https://")) {
-            throw ValidationError("'--remote-cache' expects an http or https URL, not '\(remoteCache)'")
-        }
+
         if watch && dryRun { throw ValidationError("'--watch' runs tasks; it cannot go with '--dry-run'") }
         if json && !dryRun { throw ValidationError("'--json' applies only with '--dry-run'; for a run's events use '--progress json'") }
     }
@@ -124,7 +113,8 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.invalid)
         }
         if dryRun {
-            let reasons = try forecast(of: graph, configuration: configuration, warn: warn).reasons
+            let reasons = try forecast(of: graph, configuration: configuration, outputCache: cache.settings(for: graph, configuration: configuration),
+                                       warn: warn).reasons
             let printer = PlanPrinter(jobs: configuration.jobs, executor: slurmMode.map { SlurmPlanDescription(mode: $0, jobs: configuration.jobs) })
             if json {
                 Console.standardOutput.write(line: printer.renderJSON(graph, processorCount: configuration.processorCount, reasons: reasons))

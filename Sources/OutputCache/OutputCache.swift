@@ -113,7 +113,7 @@ public final class OutputCache: OutputCaching {
 
     /// Where a task would be restored from, without restoring it (for `explain` and the dry run): `nil`
     /// when the cache does not hold its key.
-    public func origin(of key: String) -> String? {
+    public func origin(ofKey key: String) -> String? {
         if let record = local.record(key), record.blobs.allSatisfy({ local.hasBlob($0.sha256) }) { return "local cache, \(record.storedBy)" }
         if let record = remote?.record(key) { return "remote cache, \(record.storedBy)" }
         return nil

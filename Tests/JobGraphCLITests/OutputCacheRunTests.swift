@@ -78,6 +78,31 @@ struct OutputCacheRunTests {
         #expect(try await Self.run(second, cache: cache).upToDate == ["build", "package"])
     }
 
+    @Test func theDryRunAndExplainSayWhatWouldBeRestoredAndFromWhere() async throws {
+        let cache = try ScratchDirectory("jobgraph-cache-store")
+        defer { cache.remove() }
+        let first = try Self.project(in: cache)
+        defer { first.remove() }
+        let made = try await Self.run(first, cache: cache)
+        let key = try #require(made.events.first { $0["task"] as? String == "build" && $0["cache_key"] != nil }?["cache_key"] as? String)
+
+        let second = try Self.project(in: cache)
+        defer { second.remove() }
+        let plan = try await JobGraphBinary.run(["run", "p.yaml", "--dry-run", "--json", "--cache-dir", cache.path], in: second.directory)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(plan.standardOutput.utf8)) as? [String: Any])
+        let tasks = try #require(document["tasks"] as? [[String: Any]])
+        let build = try #require(tasks.first { $0["task"] as? String == "build" })
+        #expect(build["decision"] as? String == "restored")
+        #expect((build["reason"] as? String)?.hasPrefix("restored: cache hit \(key.prefix(8))… (local cache, stored by run 1 on ") == true)
+        // Its dependent's inputs come from it: decided at its start.
+        #expect(tasks.first { $0["task"] as? String == "package" }?["decision"] as? String == "may-run")
+
+        let explained = try await JobGraphBinary.run(["explain", "p.yaml", "build", "--cache-dir", cache.path], in: second.directory)
+        #expect(explained.outputLines.first?.hasPrefix("build: restored: cache hit \(key.prefix(8))… (local cache, ") == true)
+        let withoutCache = try await JobGraphBinary.run(["explain", "p.yaml", "build", "--no-cache"], in: second.directory)
+        #expect(withoutCache.outputLines.first == "build: runs because never ran")
+    }
+
     @Test func aChangedInputOrCacheEnvVariableRunsTheTaskAgain() async throws {
         let cache = try ScratchDirectory("jobgraph-cache-store")
         defer { cache.remove() }
@@ -128,6 +153,47 @@ struct OutputCacheRunTests {
         #expect(result.executed == ["build", "package"])
         #expect(result.outcome.errorLines.contains { $0.hasPrefix("warning: cannot restore 'build' from the cache") && $0.contains("does not match its SHA-256") })
         #expect(third.directory.read("out/lib/copy.txt") == "hello\n")
+    }
+
+    /// A kill while a large output is being stored leaves no blob whose name is not its content's hash and
+    /// no record: a later run from another folder runs the task, or restores it whole.
+    @Test func aKillMidStoreLeavesNothingALaterRunTrusts() async throws {
+        let cache = try ScratchDirectory("jobgraph-cache-store")
+        defer { cache.remove() }
+        let yaml = """
+            version: 1
+            tasks:
+              big:
+                cache: true
+                outputs: [big.bin]
+                run: head -c 20000000 /dev/urandom > big.bin
+            """
+        let folder = try PipelineFolder(yaml, prefix: "jobgraph-cache-cli")
+        defer { folder.remove() }
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--cache-dir", cache.path, "--events", "events.jsonl"], in: folder.directory)
+        // Its store starts once it has succeeded: hashing and copying 20 MB takes a while after that.
+        #expect(await running.waitForTransitions(to: "succeeded", in: "events.jsonl"))
+        running.send(SIGKILL)
+        _ = try await running.finish()
+
+        let records = FileManager.default.enumerator(atPath: cache.file("ac"))?.allObjects as? [String] ?? []
+        let blobs = (FileManager.default.enumerator(atPath: cache.file("cas"))?.allObjects as? [String] ?? []).filter { $0.contains("/") }
+        for blob in blobs {
+            let digest = await ExternalProgram.run("/usr/bin/sha256sum", [cache.file("cas/" + blob)]).output.prefix(64)
+            #expect(blob.hasSuffix("/" + digest), "a blob under a name that is not its hash: \(blob)")
+        }
+        let again = try PipelineFolder(yaml, prefix: "jobgraph-cache-cli")
+        defer { again.remove() }
+        let result = try await Self.run(again, cache: cache)
+        #expect(result.status == 0)
+        if records.filter({ $0.contains("/") }).isEmpty {
+            #expect(result.executed == ["big"])
+        } else {
+            #expect(Self.restored(result) == ["big"])
+            let restoredSum = await ExternalProgram.run("/usr/bin/sha256sum", [again.directory.file("big.bin")]).output.prefix(64)
+            let madeSum = await ExternalProgram.run("/usr/bin/sha256sum", [folder.directory.file("big.bin")]).output.prefix(64)
+            #expect(restoredSum == madeSum)
+        }
     }
 
     @Test func twoRunsShareOneCacheAtOnceAndEvictionEmptiesIt() async throws {
