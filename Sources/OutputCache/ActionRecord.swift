@@ -53,12 +53,15 @@ struct ActionRecord: Codable, Sendable, Equatable {
         return (try? Array(encoder.encode(self))) ?? []
     }
 
-    /// `nil` for bytes that are not a record of this format, or that name a path outside the task's folder.
+    /// `nil` for bytes that are not a record of this format, or that name a path outside the task's folder
+    /// (`../x`, `/x`, or a path below one of its own symbolic links, which a restore would follow).
     static func decoded(_ bytes: [UInt8]) -> ActionRecord? {
         guard let record = try? JSONDecoder().decode(ActionRecord.self, from: Data(bytes)),
               record.format == CacheKeyParts.formatVersion,
               record.outputs.allSatisfy({ OutputPaths.isConfined($0.path) }),
               record.blobs.allSatisfy({ BlobDigest.isValid($0.sha256) }) else { return nil }
+        let links = Set(record.outputs.filter { $0.kind == .symlink }.map { $0.path + "/" })
+        if !links.isEmpty, record.outputs.contains(where: { output in links.contains { output.path.hasPrefix($0) } }) { return nil }
         return record
     }
 }

@@ -71,6 +71,9 @@ import Testing
         var hostile = record
         hostile.outputs = [.init(path: "../escape", kind: .directory, mode: 0o755)]
         #expect(ActionRecord.decoded(hostile.encoded()) == nil)
+        // A file below a link of the record's own would be written wherever the link points.
+        hostile.outputs = [.init(path: "out", kind: .symlink, target: "/etc"), .init(path: "out/passwd", kind: .file, mode: 0o644, sha256: log, size: 4)]
+        #expect(ActionRecord.decoded(hostile.encoded()) == nil)
     }
 
     @Test func garbageCollectionRemovesTheLeastRecentlyUsedFirst() throws {
