@@ -35,8 +35,8 @@ struct RunBook {
     var forecast: [RunReason] = []
     /// Tasks found up to date: they end without running.
     var upToDate: Set<Int> = []
-    /// Tasks restored from the output cache: they end `restored`.
-    var restored: Set<Int> = []
+    /// Tasks restored from the output cache, with where from: they end `restored`.
+    var restored: [Int: String] = [:]
     /// Per task, its output cache key once known (see `Runner+OutputCache`).
     var cacheKeys: [Int: String] = [:]
     /// Tasks looked up in the output cache and missed, to store once they succeed.

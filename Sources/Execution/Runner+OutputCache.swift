@@ -9,6 +9,7 @@ extension Runner {
     /// kept, for the store after its success, and the task runs.
     /// - Returns: whether the cache took the task over (`false`: launch it as usual).
     func restoresFromCache(_ index: Int, task: RunTask, work: TaskWork, answer: UpToDateAnswer) -> Bool {
+        // A task whose paths do not render was not checked either: it fails at its launch, with the error.
         guard let outputCache, task.spec.isCached, let resolver = try? resolver.get(),
               let paths = try? resolver.declaredPaths(for: task) else { return false }
         let needKeys = state.withLock { book in graph.dependencies[task.needsOf].map { cacheKey(of: Int($0), in: &book) } }
@@ -27,7 +28,7 @@ extension Runner {
             }
             for line in hit.logLines { events.yield(.output(task: task.id, line: line)) }
             perform(state.withLock { book in
-                book.restored.insert(index)
+                book.restored[index] = hit.origin
                 return completion(of: index, in: &book)
             })
         }

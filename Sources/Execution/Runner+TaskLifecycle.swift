@@ -177,7 +177,7 @@ extension Runner {
         case _ where book.upToDate.contains(index):
             outcome = .upToDate
             exitCode = nil
-        case _ where book.restored.contains(index):
+        case _ where book.restored[index] != nil:
             outcome = .restored
             exitCode = nil
         case .succeeded where book.tasks[index].spec.service != nil && needers > 0 && book.stop == nil

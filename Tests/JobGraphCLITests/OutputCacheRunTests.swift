@@ -74,6 +74,9 @@ struct OutputCacheRunTests {
         let keys = { (result: RunResult) in result.events.compactMap { $0["cache_key"] as? String } }
         #expect(keys(restored).count == 2)
         #expect(keys(restored) == keys(made))
+        // Its end says where it came from: the first folder's run.
+        let end = restored.events.first { $0["task"] as? String == "build" && $0["to"] as? String == "restored" }
+        #expect((end?["reason"] as? String)?.hasPrefix("cache hit \(keys(made)[0].prefix(8)) (local cache, stored by run 1 on ") == true)
         // Restored outputs count as the task's success: the next run finds them up to date.
         #expect(try await Self.run(second, cache: cache).upToDate == ["build", "package"])
     }
