@@ -83,7 +83,7 @@ public final class OutputCache: OutputCaching {
     public func restore(_ task: CachedTask) -> CacheHit? {
         guard let (record, origin) = findRecord(task.key) else { return nil }
         do {
-            if let remote, origin == "remote" {
+            if let remote, origin == .remote {
                 // Every blob is fetched (and checked) into the local store before any output is touched.
                 for blob in Set(record.blobs.map(\.sha256)) where !local.hasBlob(blob) {
                     guard let bytes = remote.blob(blob) else { return nil }
@@ -97,26 +97,27 @@ public final class OutputCache: OutputCaching {
             try OutputPaths.replace(task.logPath, with: log)
             var lines = String(decoding: log, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             if lines.last == "" { lines.removeLast() }
-            return CacheHit(logLines: lines, origin: "\(origin) cache, \(record.storedBy)")
+            return CacheHit(logLines: lines, origin: "\(origin.rawValue) cache, \(record.storedBy)")
         } catch {
             warnings.note("cannot restore '\(task.id)' from the cache, so it runs: \(error)")
             return nil
         }
     }
 
-    /// The record under `key`, locally or else remotely, with where it was found.
-    private func findRecord(_ key: String) -> (ActionRecord, String)? {
-        if let record = local.record(key), record.blobs.allSatisfy({ local.hasBlob($0.sha256) }) { return (record, "local") }
-        if let record = remote?.record(key) { return (record, "remote") }
+    /// Where a record was found.
+    enum Origin: String { case local, remote }
+
+    /// The record under `key`, locally (with every blob it names) or else remotely, with where it was found.
+    private func findRecord(_ key: String) -> (ActionRecord, Origin)? {
+        if let record = local.record(key), record.blobs.allSatisfy({ local.hasBlob($0.sha256) }) { return (record, .local) }
+        if let record = remote?.record(key) { return (record, .remote) }
         return nil
     }
 
     /// Where a task would be restored from, without restoring it (for `explain` and the dry run): `nil`
     /// when the cache does not hold its key.
     public func origin(ofKey key: String) -> String? {
-        if let record = local.record(key), record.blobs.allSatisfy({ local.hasBlob($0.sha256) }) { return "local cache, \(record.storedBy)" }
-        if let record = remote?.record(key) { return "remote cache, \(record.storedBy)" }
-        return nil
+        findRecord(key).map { record, origin in "\(origin.rawValue) cache, \(record.storedBy)" }
     }
 
     public func store(_ task: CachedTask) {
