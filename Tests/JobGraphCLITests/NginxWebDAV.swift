@@ -71,6 +71,12 @@ final class NginxWebDAV {
             + "while [ -e \(directory.file("nginx.pid")) ]; do sleep 0.05; done"
     }
 
+    /// A test that ends before its `stop()` (a failed `#require`, its time limit) stops the server here,
+    /// so that no nginx outlives the test process.
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
     /// Stops the server (if it still runs) and removes its folder.
     func stop() async {
         if process.isRunning {
