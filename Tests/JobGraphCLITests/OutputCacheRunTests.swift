@@ -199,6 +199,43 @@ struct OutputCacheRunTests {
         }
     }
 
+    /// A kill while a large output is being restored leaves it absent or whole, never a part, and the next
+    /// run restores it whole.
+    @Test func aKillMidRestoreLeavesNoPartialOutput() async throws {
+        let cache = try ScratchDirectory("jobgraph-cache-store")
+        defer { cache.remove() }
+        let yaml = """
+            version: 1
+            tasks:
+              big:
+                cache: true
+                outputs: [big.bin]
+                run: head -c 20000000 /dev/urandom > big.bin
+            """
+        let made = try PipelineFolder(yaml, prefix: "jobgraph-cache-cli")
+        defer { made.remove() }
+        #expect(try await Self.run(made, cache: cache).executed == ["big"])
+        let sum = { (folder: PipelineFolder) async in
+            await ExternalProgram.run("/usr/bin/sha256sum", [folder.directory.file("big.bin")]).output.prefix(64)
+        }
+        let original = await sum(made)
+
+        let folder = try PipelineFolder(yaml, prefix: "jobgraph-cache-cli")
+        defer { folder.remove() }
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--cache-dir", cache.path, "--events", "events.jsonl"], in: folder.directory)
+        // The restore starts once the task is executing: copying and checking 20 MB takes a while.
+        #expect(await running.waitForTransitions(to: "executing", in: "events.jsonl"))
+        running.send(SIGKILL)
+        _ = try await running.finish()
+        if FileManager.default.fileExists(atPath: folder.directory.file("big.bin")) {
+            #expect(await sum(folder) == original, "a partial output")
+        }
+        // Up to date only if the kill came after the restore was recorded whole.
+        let result = try await Self.run(folder, cache: cache)
+        #expect(["restored", "up-to-date"].contains(result.finalStates["big"]))
+        #expect(await sum(folder) == original)
+    }
+
     @Test func twoRunsShareOneCacheAtOnceAndEvictionEmptiesIt() async throws {
         let cache = try ScratchDirectory("jobgraph-cache-store")
         defer { cache.remove() }
