@@ -6,7 +6,7 @@ let package = Package(
     products: [
         .executable(name: "jobgraph", targets: ["jobgraph"]),
         // A Swift program loads, checks, inspects and runs pipelines through these modules (`PipelineRun.run`).
-        .library(name: "JobGraph", targets: ["JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "ImageCodec", "Reporters", "PipelineRun"]),
+        .library(name: "JobGraph", targets: ["JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "OutputCache", "ImageCodec", "Reporters", "PipelineRun"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -29,13 +29,15 @@ let package = Package(
         .target(name: "ImageCodec", dependencies: ["JobGraphBasics", "CPNG", "CTurboJPEG"]),
         .target(name: "Steps", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "Execution", "ImageCodec", "CCurl"]),
         .target(name: "StateStore", dependencies: ["JobGraphBasics", "CSQLite", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution"]),
+        // Restoring outputs by content key, on disk and over HTTP (docs/cache.md); Steps' HTTP client for the remote.
+        .target(name: "OutputCache", dependencies: ["JobGraphBasics", "PipelineModel", "Execution", "StateStore", "Steps"]),
         .target(name: "Reporters", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "SlurmExecutor", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph", "Execution"]),
         .target(name: "PipelineRun", dependencies: [
-            "JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "Reporters", "SlurmExecutor",
+            "JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "OutputCache", "Reporters", "SlurmExecutor",
         ]),
         .target(name: "JobGraphCLI", dependencies: [
-            "JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "Reporters", "SlurmExecutor", "PipelineRun",
+            "JobGraphBasics", "JobGraphSystem", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution", "Steps", "StateStore", "OutputCache", "Reporters", "SlurmExecutor", "PipelineRun",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "jobgraph", dependencies: ["JobGraphCLI"]),
@@ -52,6 +54,7 @@ let package = Package(
         .testTarget(name: "StepsTests", dependencies: ["Steps", "Execution", "JobGraphSystem", "JobGraphTestSupport"]),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "JobGraphTestSupport"]),
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "Execution", "YAMLNodes", "JobGraphTestSupport"]),
+        .testTarget(name: "OutputCacheTests", dependencies: ["OutputCache", "Execution", "StateStore", "PipelineModel", "JobGraphTestSupport"]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "Execution", "JobGraphTestSupport"]),
         .testTarget(name: "JobGraphCLITests", dependencies: ["JobGraphCLI", "JobGraphTestSupport"]),
         .testTarget(name: "PipelineRunTests", dependencies: ["PipelineRun", "Execution", "Steps", "StateStore", "TaskGraph", "PipelineModel", "JobGraphSystem", "JobGraphTestSupport"]),

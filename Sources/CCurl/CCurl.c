@@ -20,6 +20,8 @@ static struct {
     int (*easy_perform)(void *handle);
     int (*easy_getinfo)(void *handle, int info, ...);
     const char *(*easy_strerror)(int code);
+    void *(*slist_append)(void *list, const char *header);
+    void (*slist_free_all)(void *list);
 } curl;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -47,7 +49,9 @@ static void load(void) {
     curl.easy_perform = (int (*)(void *))dlsym(library, "curl_easy_perform");
     curl.easy_getinfo = (int (*)(void *, int, ...))dlsym(library, "curl_easy_getinfo");
     curl.easy_strerror = (const char *(*)(int))dlsym(library, "curl_easy_strerror");
-    if (!curl.global_init || !curl.easy_init || !curl.easy_cleanup || !curl.easy_setopt || !curl.easy_perform
+    curl.slist_append = (void *(*)(void *, const char *))dlsym(library, "curl_slist_append");
+    curl.slist_free_all = (void (*)(void *))dlsym(library, "curl_slist_free_all");
+    if (!curl.slist_append || !curl.slist_free_all || !curl.global_init || !curl.easy_init || !curl.easy_cleanup || !curl.easy_setopt || !curl.easy_perform
         || !curl.easy_getinfo || !curl.easy_strerror) {
         load_failure = "downloads need libcurl's easy interface, which the installed libcurl.so.4 lacks";
         return;
@@ -87,6 +91,14 @@ jobgraph_curl_code jobgraph_curl_setopt_progress_function(void *handle, jobgraph
     return (jobgraph_curl_code)curl.easy_setopt(handle, CURLOPT_XFERINFOFUNCTION_NUMBER, function);
 }
 
+jobgraph_curl_code jobgraph_curl_setopt_int64(void *handle, jobgraph_curl_option option, int64_t value) {
+    return (jobgraph_curl_code)curl.easy_setopt(handle, (int)option, (long long)value);  // curl_off_t is 64 bits
+}
+
+void *jobgraph_curl_slist_append(void *list, const char *header) { return curl.slist_append(list, header); }
+
+void jobgraph_curl_slist_free_all(void *list) { curl.slist_free_all(list); }
+
 jobgraph_curl_code jobgraph_curl_perform(void *handle) { return (jobgraph_curl_code)curl.easy_perform(handle); }
 
 jobgraph_curl_code jobgraph_curl_getinfo_long(void *handle, jobgraph_curl_info info, long *value) {
@@ -125,4 +137,7 @@ SAME(CURLINFO_RESPONSE_CODE, JOBGRAPH_CURLINFO_RESPONSE_CODE) SAME(CURLINFO_REDI
 SAME(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, JOBGRAPH_CURLINFO_CONTENT_LENGTH_DOWNLOAD_T) SAME(CURL_ERROR_SIZE, JOBGRAPH_CURL_ERROR_SIZE)
 SAME(CURLOPT_WRITEFUNCTION, CURLOPT_WRITEFUNCTION_NUMBER) SAME(CURLOPT_HEADERFUNCTION, CURLOPT_HEADERFUNCTION_NUMBER)
 SAME(CURLOPT_XFERINFOFUNCTION, CURLOPT_XFERINFOFUNCTION_NUMBER) SAME(CURL_GLOBAL_DEFAULT, CURL_GLOBAL_DEFAULT_FLAGS)
+SAME(CURLOPT_POSTFIELDS, JOBGRAPH_CURLOPT_POSTFIELDS) SAME(CURLOPT_HTTPHEADER, JOBGRAPH_CURLOPT_HTTPHEADER)
+SAME(CURLOPT_CUSTOMREQUEST, JOBGRAPH_CURLOPT_CUSTOMREQUEST) SAME(CURLOPT_NOBODY, JOBGRAPH_CURLOPT_NOBODY)
+SAME(CURLOPT_TIMEOUT_MS, JOBGRAPH_CURLOPT_TIMEOUT_MS) SAME(CURLOPT_POSTFIELDSIZE_LARGE, JOBGRAPH_CURLOPT_POSTFIELDSIZE_LARGE)
 #endif

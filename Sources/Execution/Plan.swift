@@ -62,6 +62,8 @@ public struct Plan: Sendable {
         case skipped
         case upToDate
         case cancelled
+        /// Restored from the output cache: to its dependents, as good as succeeded.
+        case restored
     }
 
     /// A state change the Plan decided on its own (ready, waiting, skipped, cancelled); the Runner turns
@@ -422,7 +424,7 @@ public struct Plan: Sendable {
 
     private mutating func note(_ outcome: Outcome, allowedFailure: Bool, forDependent dependent: Int) {
         switch outcome {
-        case .succeeded, .upToDate: break
+        case .succeeded, .upToDate, .restored: break
         case .failed:
             needFailed[dependent] = true
             if !allowedFailure { needUnsatisfied[dependent] = true }
@@ -505,6 +507,7 @@ public struct Plan: Sendable {
         case .skipped: .skipped
         case .upToDate: .upToDate
         case .cancelled: .cancelled
+        case .restored: .restored
         }
     }
 }

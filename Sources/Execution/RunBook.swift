@@ -28,6 +28,9 @@ struct RunBook {
     var preRunAnswers: [UpToDateAnswer?]
     /// Per graph node, what was known before the run of why it runs (see `Runner.reason`); empty when nothing was.
     var forecast: [RunReason] = []
+    /// Per task, its output cache key once known (see `Runner+OutputCache`): its dependents' keys are made
+    /// from it, after its operation may be gone.
+    var cacheKeys: [Int: String] = [:]
     /// When each task started first and ended, for the critical path taken: the run's record, kept once
     /// the task's operation is let go.
     var firstStarted: [Double?]
@@ -67,6 +70,12 @@ struct RunBook {
     func answerCause(_ index: Int) -> RunReason? {
         if let operation = operations[index] { return operation.answer?.cause }
         return preRunAnswers.withUnsafeBufferPointer { $0[index]?.cause }
+    }
+
+    /// The task's up-to-date answer while it is known: its operation's, else the pass before the run's.
+    func answer(_ index: Int) -> UpToDateAnswer? {
+        if let operation = operations[index] { return operation.answer }
+        return preRunAnswers[index]
     }
 
     /// Makes room for one more task (a fan-out item): it needs no operation, and none needs its own.

@@ -60,6 +60,8 @@ public struct TaskTransition: Sendable, Codable, Equatable {
     /// run: plain progress leaves them out, as ninja says nothing of what it need not build. Not encoded: the
     /// events of such a task are those of any task.
     public var isUpToDateBeforeRun = false
+    /// The output cache key of a `cache: true` task, on its terminal state once known (docs/cache.md).
+    public var cacheKey: String? = nil
 
     public init(time: Date, elapsed: Double, task: TaskID, from: TaskState, to: TaskState, attempt: Int, queue: String,
                 exitCode: Int32? = nil, error: String? = nil, duration: Double? = nil) {
@@ -80,6 +82,7 @@ public struct TaskTransition: Sendable, Codable, Equatable {
         case exitCode = "exit_code"
         case error, duration, reason
         case executorJob = "slurm_job"
+        case cacheKey = "cache_key"
     }
 }
 

@@ -11,7 +11,10 @@ public struct RunForecast: Sendable {
     /// - Parameters:
     ///   - configuration: as the run would get it (`force`, the environment, the folders).
     ///   - batch: up-to-date checks against the state the run would find; use one that writes nothing.
-    public init(graph: TaskGraph, configuration: RunConfiguration, batch: any UpToDateBatchChecking) {
+    ///   - outputCache: the run's output cache: a `cache: true` task that would run but whose key it holds
+    ///     is forecast `restorable`; `nil` without one (`--no-cache`).
+    public init(graph: TaskGraph, configuration: RunConfiguration, batch: any UpToDateBatchChecking,
+                outputCache: (any OutputCaching)? = nil) {
         let layout = QueueLayout(graph: graph, jobs: configuration.jobs, processorCount: configuration.processorCount)
         let tasks = graph.nodes.map { RunTask(node: $0, graph: graph, queue: layout.queueOfTask[$0.index]) }
         let resolver: WorkResolver
@@ -27,6 +30,25 @@ public struct RunForecast: Sendable {
             reasons = UpToDatePrepass.forcedReasons(graph: graph, tasks: tasks)
             return
         }
-        reasons = UpToDatePrepass(graph: graph, tasks: tasks, resolver: resolver, batch: batch).reasons
+        let prepass = UpToDatePrepass(graph: graph, tasks: tasks, resolver: resolver, batch: batch)
+        reasons = outputCache.map { Self.restorable(prepass, graph: graph, tasks: tasks, cache: $0) } ?? prepass.reasons
+    }
+
+    /// The pass's reasons, with a checked `cache: true` task that would run and whose key the cache holds
+    /// made `restorable`. Keys as the run makes them (`Runner.rememberCacheKey`): only tasks whose needs
+    /// were all checked have an answer, so their needs' keys are known.
+    private static func restorable(_ prepass: UpToDatePrepass, graph: TaskGraph, tasks: [RunTask],
+                                   cache: any OutputCaching) -> [RunReason] {
+        var reasons = prepass.reasons
+        var keys = [String?](repeating: nil, count: tasks.count)
+        for index in graph.topologicalOrder {
+            guard let answer = prepass.answers[index] else { continue }
+            let key = cache.key(for: tasks[index].spec, answer: answer, needKeys: graph.dependencies[index].map { keys[Int($0)] })
+            keys[index] = key
+            if let key, tasks[index].spec.isCached, reasons[index].decision == .runs, let origin = cache.origin(ofKey: key) {
+                reasons[index] = .restorable(key: key, origin: origin)
+            }
+        }
+        return reasons
     }
 }

@@ -61,6 +61,9 @@ public enum RunReason: Sendable, Hashable, CustomStringConvertible {
     /// Its `platforms:` leave out the one jobgraph runs on: it is skipped, as by an unmet condition.
     /// The value reads `platform is darwin (this is linux/amd64)`.
     case otherPlatform(String)
+    /// Not up to date, but the output cache holds its key: it is restored, not run (docs/cache.md). The
+    /// origin reads `local cache, stored by run 3 on build-2 at …`.
+    case restorable(key: String, origin: String)
 
     /// How certain the answer is before the run.
     public enum Decision: String, Sendable, Codable {
@@ -72,6 +75,8 @@ public enum RunReason: Sendable, Hashable, CustomStringConvertible {
         case mayRun = "may-run"
         /// It is skipped without a check (`platforms:`).
         case skipped
+        /// Its outputs are restored from the output cache.
+        case restored
     }
 
     public var decision: Decision {
@@ -79,6 +84,7 @@ public enum RunReason: Sendable, Hashable, CustomStringConvertible {
         case .upToDate: .upToDate
         case .needWillRun, .needMayRun, .conditionsDecide, .runsOnFailure, .runsAlways, .fanOutAtRunTime: .mayRun
         case .otherPlatform: .skipped
+        case .restorable: .restored
         default: .runs
         }
     }
@@ -117,6 +123,7 @@ public enum RunReason: Sendable, Hashable, CustomStringConvertible {
         case .fanOutAtRunTime: "may run: its items are read at run time"
         case .unresolvable(let message): "fails at its start: \(message)"
         case .otherPlatform(let summary): "skipped: \(summary)"
+        case .restorable(let key, let origin): "restored: cache hit \(key.prefix(8))… (\(origin))"
         }
     }
 }

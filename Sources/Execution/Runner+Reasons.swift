@@ -16,6 +16,9 @@ extension Runner {
     func reason(_ index: Int, from: TaskState, to: TaskState, in book: RunBook) -> String? {
         let forecast = index < book.forecast.count ? book.forecast[index] : nil
         if to == .upToDate { return (book.answerCause(index) ?? .upToDate).description }
+        if to == .restored, let key = book.cacheKeys[index] {
+            return "cache hit \(key.prefix(8))" + (book.operations[index]?.restoredFrom.map { " (\($0))" } ?? "")
+        }
         if from == .ready && to == .executing {
             if configuration.force { return (forecast ?? .forced).description }
             return (book.answerCause(index) ?? forecast)?.description

@@ -57,6 +57,7 @@ extension Runner {
             return
         }
         history.started(operation.task.id, answer: answer)
+        if restoresFromCache(operation, work: work, answer: answer, isKept: isKept) { return }
         launch(operation, attempt: 1, work: .success(work), answer: isKept ? nil : answer)
     }
 
@@ -192,6 +193,7 @@ extension Runner {
             error = reason
         case (nil, .succeeded):
             outcome = .succeeded
+            storeInCache(operation)
         case (nil, .failed(let code, _, _)) where operation.isStoppedService && !stoppedByUs:
             // A service stopped because nothing needs it any more ended as planned; one that was running
             // when a signal stopped the run is cancelled like every other task, whichever stop came first.
@@ -215,6 +217,7 @@ extension Runner {
         let ran = operation.outcomeWithoutRunning == nil
         history?.ended(operation.task.id, state: own.to, attempts: ran ? operation.attempt : 0,
                        duration: ran ? duration : nil, exitCode: exitCode, answer: operation.answer)
+        rememberCacheKey(of: index, in: &book)
         // Its last use: held to the end of the run, an answer per task (with its definition's canonical
         // text) made the run's memory grow with every task that ended.
         operation.answer = nil

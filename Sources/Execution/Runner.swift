@@ -41,17 +41,22 @@ public final class Runner: Sendable {
     let checks: [DispatchQueue]
     let expectedDurations: (@Sendable () -> [Double]?)?
     let executorMessages: @Sendable ([String]) -> Void
+    /// `nil`: nothing is restored or stored (no cache, or `--no-cache`).
+    let outputCache: (any OutputCaching)?
+    /// The stores into the output cache going on; the run ends after them.
+    let cacheStores = DispatchGroup()
 
     /// - Parameters:
     ///   - history: up-to-date checks and the run's record; `nil` runs every task and remembers nothing.
     ///   - durations: expected seconds per graph node (from history), for the critical-path tie-break.
     ///   - expectedDurations: the same, asked for only once some task is known to run: reading them from the
     ///     history is the costliest part of a no-op rerun (a tenth of its instructions, 10,000 tasks).
+    ///   - outputCache: restores `cache: true` tasks that are not up to date, and keeps what they make.
     ///   - executorMessages: where the executor's lines about its set-up go, as soon as it is set up
     ///     (Slurm: the allocation granted); what it released comes in the summary's `executorNotes`.
     public init(graph: TaskGraph, configuration: RunConfiguration, executor: any TaskExecutor,
                 history: (any TaskHistory)? = nil, durations: [Double]? = nil,
-                expectedDurations: (@Sendable () -> [Double]?)? = nil,
+                expectedDurations: (@Sendable () -> [Double]?)? = nil, outputCache: (any OutputCaching)? = nil,
                 executorMessages: @escaping @Sendable ([String]) -> Void = { _ in }) {
         self.expectedDurations = expectedDurations
         self.executorMessages = executorMessages
@@ -59,6 +64,7 @@ public final class Runner: Sendable {
         self.configuration = configuration
         self.executor = executor
         self.history = history
+        self.outputCache = outputCache
         checks = (0..<min(max(configuration.jobs, 1), 8)).map { DispatchQueue(label: "jobgraph checks \($0)") }
         resolver = Result { () throws(TemplateError) in try WorkResolver(graph: graph, configuration: configuration) }
 
@@ -105,6 +111,7 @@ public final class Runner: Sendable {
             if finished { waiter.resume() }
         }
         await runPipelineHook()
+        await finishOutputCache()
         let executorNotes = await finishExecutor()
         var summary = makeSummary()
         summary.executorNotes = executorNotes
@@ -259,6 +266,7 @@ public final class Runner: Sendable {
             exitCode: exitCode, error: error, duration: duration)
         transition.reason = reason(index, from: from, to: to, in: book)
         transition.executorJob = book.operations[index]?.executorJob
+        if to.isTerminal, !book.cacheKeys.isEmpty, task.spec.isCached { transition.cacheKey = book.cacheKeys[index] }
         return transition
     }
 

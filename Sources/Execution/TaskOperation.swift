@@ -52,8 +52,7 @@ final class TaskOperation: Operation, @unchecked Sendable {
     var endedAttempt = 0
     /// The up-to-date check's answer once checked; let go once the task ended.
     var answer: UpToDateAnswer?
-    /// How the task ends without running, decided at its start: `upToDate` (a terminal state of the same
-    /// kind, such as one restored from a cache, goes here too).
+    /// How the task ends without running, decided at its start: `upToDate`, or `restored` from the output cache.
     var outcomeWithoutRunning: Plan.Outcome?
     /// The running attempt.
     var handle: (any TaskExecution)?
@@ -72,6 +71,10 @@ final class TaskOperation: Operation, @unchecked Sendable {
     var isStoppedService = false
     /// A service that did not become ready in time.
     var isNotReady = false
+    /// Where its outputs were restored from, when the output cache had them: it ends `restored`.
+    var restoredFrom: String?
+    /// What to store in the output cache once it succeeds: it was looked up there and missed.
+    var cacheEntry: CachedTask?
 
     /// - Parameters:
     ///   - answer: the answer the pass before the run gave, if it checked the task.

@@ -19,6 +19,8 @@ struct ExplainCommand: AsyncParsableCommand {
     @Flag(help: "As a run with --force would decide.")
     var force = false
 
+    @OptionGroup var cache: CacheOptions
+
     func run() async throws {
         let (source, graph) = try checkedSelection(pipeline, tasks: task, forRun: true)
         var ignored = Diagnostics()  // `checkedSelection` reported any problem with the words
@@ -29,7 +31,8 @@ struct ExplainCommand: AsyncParsableCommand {
         }
         let configuration = runConfiguration(pipelineDirectory: source.directory, force: force, environment: ProcessInfo.processInfo.environment,
                                              processorCount: ProcessInfo.processInfo.activeProcessorCount)
-        let reasons = try forecast(of: graph, configuration: configuration, warn: warn).reasons
+        let reasons = try forecast(of: graph, configuration: configuration, outputCache: cache.settings(for: graph, configuration: configuration),
+                                   warn: warn).reasons
         Console.standardOutput.write(lines: ExplainPrinter().render(graph, reasons: reasons, task: name))
     }
 }

@@ -41,7 +41,8 @@ extension RunCommand {
         let summary = try await PipelineRun.run(graph, configuration: configuration, executor: executor, history: session.store,
                                                 observers: observers, control: session.control, isNested: session.isNested,
                                                 stopsLeftBehindProcesses: true,
-                                                endsProcess: endsProcess) { lines in Console.standardError.write(lines: lines) }
+                                                endsProcess: endsProcess,
+                                                outputCache: cache.settings(for: graph, configuration: configuration)) { lines in Console.standardError.write(lines: lines) }
         messageConsole.write(lines: SummaryPrinter().render(summary, writeFailures: writeFailures.all))
         return (summary, RunExitStatus.of(summary, writeFailures: writeFailures))
     }

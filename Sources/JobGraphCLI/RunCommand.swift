@@ -54,6 +54,8 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Ignore up-to-date checks: run every selected task.")
     var force = false
 
+    @OptionGroup var cache: CacheOptions
+
     @Flag(name: [.customShort("y"), .long], help: "Answer yes to every task's prompt without asking.")
     var yes = false
 
@@ -71,6 +73,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("'--jobs' must be at least 1") }
+
         if watch && dryRun { throw ValidationError("'--watch' runs tasks; it cannot go with '--dry-run'") }
         if json && !dryRun { throw ValidationError("'--json' applies only with '--dry-run'; for a run's events use '--progress json'") }
     }
@@ -110,7 +113,8 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.invalid)
         }
         if dryRun {
-            let reasons = try forecast(of: graph, configuration: configuration, warn: warn).reasons
+            let reasons = try forecast(of: graph, configuration: configuration, outputCache: cache.settings(for: graph, configuration: configuration),
+                                       warn: warn).reasons
             let printer = PlanPrinter(jobs: configuration.jobs, executor: slurmMode.map { SlurmPlanDescription(mode: $0, jobs: configuration.jobs) })
             if json {
                 Console.standardOutput.write(line: printer.renderJSON(graph, processorCount: configuration.processorCount, reasons: reasons))

@@ -32,6 +32,11 @@ public struct Pipeline: Sendable {
     /// `default:`, the tasks a `run` that names none runs, in the order given; `nil` when the file does
     /// not say (such a run then runs every task that is not `manual`).
     public var defaultTasks: [Located<TaskID>]?
+    /// `cache_dir:`, the output cache's folder, relative to the pipeline's folder or absolute; `nil` when the
+    /// file does not say (docs/cache.md).
+    public var cacheDirectory: String?
+    /// `remote_cache:`; `nil` when the file does not say.
+    public var remoteCache: RemoteCacheSpec?
     /// `include:`, in file order; their tasks are already among `tasks`, under `NAME:` (see `PipelineLoader`).
     public var includes: [Include] = []
     /// For each include (nested ones as `web:sub`), the full ids of what naming it on the command line

@@ -7,7 +7,7 @@ extension TaskSpec {
         "description", "run", "parallel", "download", "filter", "needs", "queue", "priority", "qos", "cwd", "env",
         "timeout", "retries", "retry_delay", "when", "conditions", "exclusive", "inputs", "outputs", "foreach",
         "service", "on_success", "on_failure", "allow_failure", "slurm", "manual", "params", "aliases", "internal",
-        "platforms", "interactive", "prompt", "retry_on", "retry_scale",
+        "platforms", "interactive", "prompt", "retry_on", "retry_scale", "cache", "cache_env",
     ])
 
     /// One key of a task as it will be decoded: written in the task itself, or taken from `defaults`.
@@ -90,6 +90,7 @@ extension TaskSpec {
         var actionIndex: Int?
         var serviceIndex: Int?
         var terminalIndex: Int?
+        var cacheIndex: Int?
         for index in fields.indices where fields[index].bit != Field.foreachBit && fields[index].bit != Field.paramsBit {
             let key = fields[index].key, value = fields[index].entry.value, isDefault = fields[index].isDefault
             func owner() -> String { isDefault ? "'defaults'" : "task '\(id)'" }
@@ -177,11 +178,17 @@ extension TaskSpec {
                 if task.prompt != nil { terminalIndex = terminalIndex ?? index }
             case "slurm":
                 task.slurm = SlurmSpec.decode(value, level: isDefault ? .defaults : .task(id), decoder: &decoder)
+            case "cache":
+                task.isCached = decoder.bool(value, for: key) ?? false
+                cacheIndex = task.isCached ? index : nil
+            case "cache_env":
+                task.cacheEnvironment = decodeCacheEnvironment(value, decoder: &decoder)
             default:
                 break
             }
         }
 
+        if let cacheIndex { checkCache(&task, field: fields[cacheIndex], decoder: &decoder) }
         if let platforms { task.conditions.insert(.platform(platforms), at: 0) }
         // A task with needs and no action is a group, as make's `all: a b` and just's `all: a b` are: its
         // empty `run` succeeds once the needs are done.
@@ -199,6 +206,43 @@ extension TaskSpec {
             decoder.error("a service cannot be '\(fields[terminalIndex].key)': it runs beside the tasks that need it, "
                           + "and a task that uses the terminal runs alone", at: fields[terminalIndex].entry.key)
         }
+    }
+
+    /// Contract (docs/cache.md, "What can be cached"): a task's own `cache: true` on a task without
+    /// `outputs`, on a service or on a task with `conditions` is an error at that key; from `defaults` it
+    /// just leaves such a task uncached.
+    private static func checkCache(_ task: inout TaskSpec, field: Field, decoder: inout NodeDecoder) {
+        let obstacle: String? = if task.outputs.isEmpty {
+            "it has no 'outputs' to restore"
+        } else if task.service != nil {
+            "a service runs beside the tasks that need it and leaves nothing to restore"
+        } else if !task.conditions.isEmpty {
+            "its 'conditions' decide at run time whether it runs"
+        } else if task.isInteractive || task.prompt != nil {
+            "it uses the terminal"
+        } else {
+            nil
+        }
+        guard let obstacle else { return }
+        task.isCached = false
+        if !field.isDefault {
+            decoder.error("task '\(task.id.rawValue)' cannot be cached: \(obstacle); remove 'cache: true'", at: field.entry.key)
+        }
+    }
+
+    /// `cache_env:`, a list of environment variable names.
+    private static func decodeCacheEnvironment(_ node: YAMLNode, decoder: inout NodeDecoder) -> [String] {
+        guard let names = decoder.scalarList(node, expected: "a list of environment variable names", for: "cache_env") else { return [] }
+        var result: [String] = []
+        for name in names {
+            guard let text = name.scalar?.text else { continue }
+            guard !text.isEmpty, !text.contains("="), !text.contains(where: { $0 == "\0" || $0.isWhitespace }) else {
+                decoder.error("invalid environment variable name '\(NodeDecoder.shortened(text))' in 'cache_env'", at: name)
+                continue
+            }
+            if !result.contains(text) { result.append(text) }
+        }
+        return result
     }
 
     /// `aliases:`, a list of names such as ids; clashes are checked once every task is known.

@@ -130,6 +130,17 @@ public struct TaskSpec: Sendable {
         get { rare?.fields.prompt ?? nil }
         set { updateRare { $0.prompt = newValue } }
     }
+    /// `cache: true`, here or in `defaults`: a task with `outputs` whose outputs and log are restored from
+    /// the output cache when its key matches (docs/cache.md). Never set for a task that cannot be cached.
+    public var isCached: Bool {
+        get { rare?.fields.isCached ?? false }
+        set { updateRare { $0.isCached = newValue } }
+    }
+    /// `cache_env:`, the names of outside environment variables whose values are part of the cache key.
+    public var cacheEnvironment: [String] {
+        get { rare?.fields.cacheEnvironment ?? [] }
+        set { updateRare { $0.cacheEnvironment = newValue } }
+    }
     /// Whether the task needs the terminal to itself, and so runs while nothing else executes.
     public var runsAlone: Bool { isInteractive || prompt != nil }
     /// The task's own `slurm:` mapping (see `Pipeline.slurm(for:)` for what applies).
@@ -213,6 +224,8 @@ private struct RareFields: Sendable {
     var isInternal = false
     var isInteractive = false
     var prompt: String?
+    var isCached = false
+    var cacheEnvironment: [String] = []
 }
 
 /// An immutable box, shared by copies of a task; changing a field makes a new one.

@@ -59,10 +59,12 @@ public enum TaskState: String, CaseIterable, Sendable, Codable {
     case cancelled
     case skipped
     case upToDate = "up-to-date"
+    /// Its outputs and log were restored from the output cache instead of running it (docs/cache.md).
+    case restored
 
     public var isTerminal: Bool {
         switch self {
-        case .succeeded, .failed, .cancelled, .skipped, .upToDate: true
+        case .succeeded, .failed, .cancelled, .skipped, .upToDate, .restored: true
         case .pending, .waiting, .ready, .executing: false
         }
     }

@@ -2,6 +2,7 @@ import Execution
 import Foundation
 import JobGraphBasics
 import JobGraphSystem
+import OutputCache
 import PipelineModel
 import Reporters
 import StateStore
@@ -20,13 +21,14 @@ public enum PipelineRun {
     ///   - stopsLeftBehindProcesses: stop every process still descending from this one once the run has
     ///     ended, counted in the summary by task; only for a process that runs nothing else (the command).
     ///   - endsProcess: the process exits after this run: what the run built is left for the exit to reclaim.
+    ///   - outputCache: where `cache: true` tasks are restored from and stored; `nil` for none (`--no-cache`).
     ///   - messages: lines for standard error as they come: the executor's about its set-up (Slurm: the
     ///     allocation granted), then warnings about the history.
     /// - Returns: how the run ended.
     /// - Throws: `PipelineRunError.record` when the history cannot begin the run's record; nothing ran.
     public static func run(_ graph: TaskGraph, configuration: RunConfiguration, executor: any TaskExecutor,
                            history: StateStore, observers: sending [any RunObserver], control: RunControlRelay? = nil, isNested: Bool = false,
-                           stopsLeftBehindProcesses: Bool = false, endsProcess: Bool = false,
+                           stopsLeftBehindProcesses: Bool = false, endsProcess: Bool = false, outputCache: OutputCacheSettings? = nil,
                            messages: @escaping @Sendable ([String]) -> Void = { _ in }) async throws(PipelineRunError) -> RunSummary {
         let recorder = try Result {
             try RunRecorder(store: history, pipelineFile: graph.pipeline.file, pipelineDirectory: configuration.pipelineDirectory,
@@ -38,8 +40,14 @@ public enum PipelineRun {
         configuration.environment[RunRecorder.runVariable] = "\(recorder.run.rawValue)"
         let recordsAttempts = AttemptRecorder(store: history, run: recorder.run,
                                               fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)), lost: recorder.noteLost)
+        // Only a pipeline with a cached task speaks to a cache.
+        let cache = outputCache.flatMap { settings in
+            graph.nodes.contains(where: \.spec.isCached)
+                ? OutputCache(settings: settings, environment: configuration.environment, run: recorder.run.rawValue) { messages(["warning: \($0)"]) }
+                : nil
+        }
         let runner = Runner(graph: graph, configuration: configuration, executor: executor, history: recorder,
-                            expectedDurations: { expectedDurations(of: graph, from: history) }, executorMessages: messages)
+                            expectedDurations: { expectedDurations(of: graph, from: history) }, outputCache: cache, executorMessages: messages)
         control?.attach(runner)
         async let summary = runner.run()
         await ObserverHub.drain(runner.events, into: [recordsAttempts] + observers, beforeDelivering: { recorder.flush() })

@@ -17,7 +17,7 @@ extension RunTimeline {
         return RunReport(
             pipeline: run.pipeline, run: run.id.description, startedAt: run.startedAt, wallTime: run.duration,
             outcome: run.outcome.rawValue, jobs: jobs,
-            counts: [("succeeded", counts.succeeded), ("failed", counts.failed), ("up-to-date", counts.upToDate),
+            counts: [("succeeded", counts.succeeded), ("failed", counts.failed), ("up-to-date", counts.upToDate), ("restored", counts.restored),
                      ("skipped", counts.skipped), ("cancelled", counts.cancelled), ("unfinished", counts.unfinished)],
             attempts: attempts, criticalPath: criticalPath,
             finalStates: Dictionary(tasks.map { ($0.task, $0.state) }, uniquingKeysWith: { $1 }))

@@ -1,5 +1,6 @@
 import Execution
 import Foundation
+import OutputCache
 import StateStore
 import TaskGraph
 
@@ -36,7 +37,9 @@ public func runConfiguration(pipelineDirectory: String, jobs: Int? = nil, keepGo
 /// a warning, then the forecast of a first run. Any other unreadable store (one from a newer jobgraph, which
 /// a run refuses too) is an error (exit 2).
 /// - Parameter warn: told of a damaged store.
-public func forecast(of graph: TaskGraph, configuration: RunConfiguration, warn: (String) -> Void) throws(PipelineRunError) -> RunForecast {
+/// - Parameter outputCache: where a `cache: true` task would be restored from; `nil` for no cache.
+public func forecast(of graph: TaskGraph, configuration: RunConfiguration, outputCache: OutputCacheSettings? = nil,
+                     warn: @escaping @Sendable (String) -> Void) throws(PipelineRunError) -> RunForecast {
     let directory = configuration.pipelineDirectory
     do {
         let store: StateStore
@@ -49,7 +52,10 @@ public func forecast(of graph: TaskGraph, configuration: RunConfiguration, warn:
             store = try StateStore.inMemory(directory: directory, pipelineFile: graph.pipeline.file)
         }
         let batch = try StoreBatchCheck(store: store, pipelineDirectory: directory) { _ in }
-        return RunForecast(graph: graph, configuration: configuration, batch: batch)
+        let cache = outputCache.flatMap { settings in
+            graph.nodes.contains(where: \.spec.isCached) ? OutputCache(settings: settings, environment: configuration.environment, run: nil, warn: warn) : nil
+        }
+        return RunForecast(graph: graph, configuration: configuration, batch: batch, outputCache: cache)
     } catch {
         throw .forecast(error)
     }

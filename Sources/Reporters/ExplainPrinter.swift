@@ -39,7 +39,7 @@ public struct ExplainPrinter: Sendable {
     static func verdict(_ reason: RunReason) -> String {
         if case .unresolvable = reason { return reason.description }
         return switch reason.decision {
-        case .upToDate, .mayRun, .skipped: reason.description
+        case .upToDate, .mayRun, .skipped, .restored: reason.description
         case .runs: "runs because \(reason)"
         }
     }

@@ -82,6 +82,7 @@ public final class JSONLinesReporter: RunObserver {
             line.addIfPresent("duration", transition.duration)
             line.addIfPresent("reason", transition.reason)
             line.addIfPresent("slurm_job", transition.executorJob)
+            line.addIfPresent("cache_key", transition.cacheKey)
             emit(line)
         case .progress(let task, let bytes, let total):
             let time = now()
@@ -115,13 +116,14 @@ public final class JSONLinesReporter: RunObserver {
         ownedFile?.close()
     }
 
-    /// Every terminal state has a count, zero included, so a consumer need not guess; states a task can
-    /// only be left in by a stop (pending …) appear when non-zero.
+    /// Every terminal state has a count, zero included, so a consumer need not guess, but for `restored`,
+    /// which only a run with the output cache reaches; it and the states a task can only be left in by a
+    /// stop (pending …) appear when non-zero (docs/events.md).
     private static func counts(_ summary: RunSummary) -> String {
         var counts = JSONObjectWriter()
         for state in TaskState.allCases {
             let count = summary.counts[state] ?? 0
-            if state.isTerminal || count > 0 { counts.add(state.rawValue, count) }
+            if state.isTerminal && state != .restored || count > 0 { counts.add(state.rawValue, count) }
         }
         return counts.object
     }

@@ -25,7 +25,7 @@ public struct RunReportPage {
     /// The fill of each outcome; also the legend.
     static let colors: [(state: TaskState, color: String)] = [
         (.succeeded, "#16a34a"), (.failed, "#dc2626"), (.cancelled, "#6b7280"), (.executing, "#f59e0b"),
-        (.upToDate, "#60a5fa"), (.skipped, "#d4d4d8"),
+        (.upToDate, "#60a5fa"), (.restored, "#22d3ee"), (.skipped, "#d4d4d8"),
     ]
     /// The small square at the start of each lane; one colour nothing else uses, so a test can count lanes.
     public static let laneMarkerColor = "#5b21b6"
@@ -140,7 +140,7 @@ public struct RunReportPage {
         }
         svg += "</svg>\n"
         var legend = "<p class=\"legend\">"
-        for entry in Self.colors where entry.state != .upToDate && entry.state != .skipped {
+        for entry in Self.colors where entry.state != .upToDate && entry.state != .restored && entry.state != .skipped {
             let name = entry.state == .executing ? "never ended" : entry.state.rawValue
             legend += "<span><i style=\"background:\(entry.color)\"></i>\(name)</span>"
         }
@@ -269,7 +269,7 @@ public struct RunReportPage {
     private func state(of node: TaskNode) -> TaskState? {
         if let state = report.finalStates[node.id] { return state }
         let items = report.finalStates.filter { Self.isItem($0.key, of: node) }.map(\.value)
-        let order: [TaskState] = [.failed, .cancelled, .executing, .succeeded, .upToDate, .skipped]
+        let order: [TaskState] = [.failed, .cancelled, .executing, .succeeded, .restored, .upToDate, .skipped]
         return order.first { items.contains($0) } ?? items.first
     }
 

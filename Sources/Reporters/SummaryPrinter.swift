@@ -14,7 +14,7 @@ import PipelineModel
 /// ```
 public struct SummaryPrinter: Sendable {
     /// Terminal states in the contract's order, then the states only a stopped run leaves tasks in.
-    static let countOrder: [TaskState] = [.succeeded, .failed, .cancelled, .skipped, .upToDate,
+    static let countOrder: [TaskState] = [.succeeded, .failed, .cancelled, .skipped, .upToDate, .restored,
                                           .pending, .waiting, .ready, .executing]
 
     /// Characters each log line is indented by under its failed task.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import JobGraphBasics
 
 /// The file side of up-to-date checks: which files `inputs` and `outputs` patterns name, and the content
@@ -39,6 +42,26 @@ public struct Fingerprinter: Sendable {
         unique.reserveCapacity(files.count)
         for file in files where unique.last != file { unique.append(file) }
         return unique
+    }
+
+    /// The paths `patterns` name now, for the output cache to keep: a path without wildcards as it is (a
+    /// file, a folder or a symbolic link) when it exists, a glob's matching files; `!glob` takes out the
+    /// paths named before it that it matches. Absolute, deduplicated, sorted by their bytes.
+    public func outputPaths(_ patterns: [String], in directory: String) -> [String] {
+        var paths: [String] = []
+        for pattern in patterns {
+            if let excluded = Self.exclusion(pattern) {
+                paths.removeAll { excluded.matches(path: $0, in: directory) }
+                continue
+            }
+            if let path = Self.literalPath(pattern, in: directory) {
+                var info = stat()
+                if lstat(path, &info) == 0 { paths.append(path) }
+                continue
+            }
+            paths += GlobPattern(pattern).files(in: directory)
+        }
+        return Array(Set(paths)).sorted { $0.precedesInByteOrder($1) }
     }
 
     /// The first of `patterns` that names nothing: a path without wildcards must exist (file or folder),

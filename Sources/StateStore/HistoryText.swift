@@ -33,7 +33,8 @@ public enum HistoryText {
     static func taskSummary(_ run: RunRecord) -> String {
         let counts = run.tasks
         let parts = [(counts.failed, "failed"), (counts.cancelled, "cancelled"), (counts.unfinished, "unfinished"),
-                     (counts.succeeded, "succeeded"), (counts.upToDate, "up-to-date"), (counts.skipped, "skipped")]
+                     (counts.succeeded, "succeeded"), (counts.upToDate, "up-to-date"),
+                     (counts.restored, "restored"), (counts.skipped, "skipped")]
             .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         return parts.isEmpty ? "no tasks" : parts.joined(separator: ", ")
     }

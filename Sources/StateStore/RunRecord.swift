@@ -85,6 +85,8 @@ public struct TaskStateCounts: Sendable, Equatable, Codable {
     public var succeeded = 0
     public var failed = 0
     public var upToDate = 0
+    /// Restored from the output cache.
+    public var restored = 0
     public var skipped = 0
     public var cancelled = 0
     /// Selected but never recorded as ended: the run was killed before or while they ran.
@@ -102,6 +104,29 @@ public struct TaskStateCounts: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case succeeded, failed
         case upToDate = "up_to_date"
-        case skipped, cancelled, unfinished
+        case restored, skipped, cancelled, unfinished
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        succeeded = try container.decode(Int.self, forKey: .succeeded)
+        failed = try container.decode(Int.self, forKey: .failed)
+        upToDate = try container.decode(Int.self, forKey: .upToDate)
+        restored = try container.decodeIfPresent(Int.self, forKey: .restored) ?? 0
+        skipped = try container.decode(Int.self, forKey: .skipped)
+        cancelled = try container.decode(Int.self, forKey: .cancelled)
+        unfinished = try container.decode(Int.self, forKey: .unfinished)
+    }
+
+    /// `restored` only when some task was: a history without the output cache reads as it always did.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(succeeded, forKey: .succeeded)
+        try container.encode(failed, forKey: .failed)
+        try container.encode(upToDate, forKey: .upToDate)
+        if restored > 0 { try container.encode(restored, forKey: .restored) }
+        try container.encode(skipped, forKey: .skipped)
+        try container.encode(cancelled, forKey: .cancelled)
+        try container.encode(unfinished, forKey: .unfinished)
     }
 }

@@ -114,6 +114,16 @@ public final class RunRecorder: TaskHistory {
                        fingerprints: CheckedTask(fingerprints: check.fingerprints, hasTrustedSuccess: check.hasTrustedSuccess))
     }
 
+    /// The definition fingerprint and input hashes an answer of `check` carries, which the output cache
+    /// keys on; `nil` for an answer that carries none.
+    public static func fingerprints(in answer: UpToDateAnswer) -> TaskFingerprints? {
+        if let checked = answer.fingerprints as? CheckedTask { return checked.fingerprints }
+        if let untracked = answer.fingerprints as? UntrackedTask {
+            return TaskFingerprints(definition: untracked.definition.fingerprint, inputs: [])
+        }
+        return nil
+    }
+
     /// Whether the task's last success is trusted, so that its start must withdraw it. Without a check's
     /// answer, assume the worst. An untracked task's check reads no success (as `StateStore.untrackedCheck`);
     /// its end withdraws any.
@@ -159,7 +169,8 @@ public final class RunRecorder: TaskHistory {
                                 definition: checked?.fingerprints.definition)
         // An untracked task (no inputs, no outputs) always runs: fingerprints of its success would never be
         // read, and storing them was a third of the history thread's work in a run of such tasks.
-        let stored = state == .succeeded && answer?.cause != .untracked ? checked?.fingerprints : nil
+        // A restored task's outputs are those of a success with the same inputs: as good as its own success.
+        let stored = (state == .succeeded || state == .restored) && answer?.cause != .untracked ? checked?.fingerprints : nil
         writer.append(.ended(record, fingerprints: stored), flushed: state != .upToDate)
     }
 

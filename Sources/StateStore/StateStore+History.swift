@@ -108,7 +108,7 @@ extension StateStore {
                 if endedLater.contains(task) { overtaken.insert(index) }
             } else if let record = writes[index].endedRecord, record.attempts > 0 {
                 switch record.state {
-                case .succeeded, .failed, .cancelled: endedLater.insert(record.task)
+                case .succeeded, .failed, .cancelled, .restored: endedLater.insert(record.task)
                 default: break
                 }
             }
@@ -157,7 +157,8 @@ extension StateStore {
         while try row.step() {}
         try row.reset()
         switch record.state {
-        case .succeeded:
+        case .succeeded, .restored:
+            // Restored outputs are those of a success with the same definition and inputs (docs/cache.md).
             if let fingerprints {
                 try Self.store(fingerprints, for: fingerprintKey(record.task), in: database)
             } else {

@@ -162,6 +162,7 @@ extension StateStore {
             case .succeeded: counts.succeeded += row.count
             case .failed: counts.failed += row.count
             case .upToDate: counts.upToDate += row.count
+            case .restored: counts.restored += row.count
             case .skipped: counts.skipped += row.count
             case .cancelled: counts.cancelled += row.count
             default: continue

@@ -38,6 +38,12 @@ typedef enum {
     JOBGRAPH_CURLOPT_NOSIGNAL = 99,
     JOBGRAPH_CURLOPT_CONNECTTIMEOUT_MS = 156,
     JOBGRAPH_CURLOPT_PROTOCOLS_STR = 10318,
+    JOBGRAPH_CURLOPT_POSTFIELDS = 10015,
+    JOBGRAPH_CURLOPT_HTTPHEADER = 10023,
+    JOBGRAPH_CURLOPT_CUSTOMREQUEST = 10036,
+    JOBGRAPH_CURLOPT_NOBODY = 44,
+    JOBGRAPH_CURLOPT_TIMEOUT_MS = 155,
+    JOBGRAPH_CURLOPT_POSTFIELDSIZE_LARGE = 30120,
 } jobgraph_curl_option;
 
 typedef enum {
@@ -68,6 +74,12 @@ jobgraph_curl_code jobgraph_curl_setopt_pointer(void *handle, jobgraph_curl_opti
 jobgraph_curl_code jobgraph_curl_setopt_write_function(void *handle, jobgraph_curl_data_function function);
 jobgraph_curl_code jobgraph_curl_setopt_header_function(void *handle, jobgraph_curl_data_function function);
 jobgraph_curl_code jobgraph_curl_setopt_progress_function(void *handle, jobgraph_curl_progress_function function);
+/// For `curl_off_t` options (`POSTFIELDSIZE_LARGE`).
+jobgraph_curl_code jobgraph_curl_setopt_int64(void *handle, jobgraph_curl_option option, int64_t value);
+/// A header list for `HTTPHEADER`: `list` is NULL for a new one; the caller frees the result with
+/// `jobgraph_curl_slist_free_all` after the transfer. NULL when memory ran out.
+void *jobgraph_curl_slist_append(void *list, const char *header);
+void jobgraph_curl_slist_free_all(void *list);
 jobgraph_curl_code jobgraph_curl_perform(void *handle);
 jobgraph_curl_code jobgraph_curl_getinfo_long(void *handle, jobgraph_curl_info info, long *value);
 jobgraph_curl_code jobgraph_curl_getinfo_int64(void *handle, jobgraph_curl_info info, int64_t *value);
