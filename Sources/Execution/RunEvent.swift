@@ -12,6 +12,9 @@ public enum RunEvent: Sendable {
     case suspended(Bool)
     /// A signal asked the run to stop; `.interrupt` or `.terminate`.
     case stopping(RunStop)
+    /// What the run waits for on its executor, in a sentence ("waiting for Slurm allocation 123: Resources"),
+    /// or `nil` once it waits no more.
+    case executorWaiting(String?)
     case finished(RunSummary)
 }
 

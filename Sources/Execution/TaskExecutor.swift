@@ -30,6 +30,10 @@ public protocol TaskExecutor: TaskDescribing {
     /// Releases what the run held, once its last task has ended (Slurm: the allocation, the jobs left).
     /// - Returns: lines for the summary: what was released or cancelled, and how.
     func finish() -> [String]
+
+    /// Where the executor says what the run waits for on it (a pending allocation, queued jobs) and
+    /// `nil` once it waits no more; the Runner sets it before `prepare()`. Safe from any thread.
+    func reportWaiting(to report: @escaping @Sendable (String?) -> Void)
 }
 
 extension TaskExecutor {
@@ -39,6 +43,8 @@ extension TaskExecutor {
     public func cancel() {}
     /// Nothing to release.
     public func finish() -> [String] { [] }
+    /// Never waits.
+    public func reportWaiting(to report: @escaping @Sendable (String?) -> Void) {}
 }
 
 /// How an executor would run a pipeline's tasks, as the dry run (`run --dry-run`) shows it; it needs no

@@ -104,7 +104,7 @@ public final class JSONLinesReporter: RunObserver {
             if let stop = summary.stop { line.add("stopped_by", stop == .interrupt ? "SIGINT" : "SIGTERM") }
             line.add("critical_path", json: JSONObjectWriter.array(summary.criticalPath.map(\.rawValue)))
             emit(line)
-        case .output, .suspended, .stopping:
+        case .output, .suspended, .stopping, .executorWaiting:
             // Task output goes to the task's log; the stream is the tasks' states.
             break
         }

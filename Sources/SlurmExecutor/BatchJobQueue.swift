@@ -28,6 +28,9 @@ final class BatchJobQueue: Sendable {
         var arrivals: [String: (first: ContinuousClock.Instant, latest: ContinuousClock.Instant)] = [:]
         /// Where the cause of each job's failure goes before the job ends, by job (see `submit`).
         var causes: [ObjectIdentifier: Locked<FailureCause?>] = [:]
+        /// What the last poll said the run waits for (pending jobs), so that only a change is said.
+        var waitingSaid: String?
+        var reportWaiting: (@Sendable (String?) -> Void)?
     }
 
     static let shortestInterval = 0.1
@@ -88,6 +91,29 @@ final class BatchJobQueue: Sendable {
         // The items of a fan-out that start together gather into one array (see `arrayHold`).
         schedulePass(after: job.arrayKey == nil ? 0 : Self.arrayQuietPeriod)
         return job
+    }
+
+    /// Where the polls say how many of the run's jobs pend, and why (`TaskExecutor.reportWaiting(to:)`).
+    func reportWaiting(to report: @escaping @Sendable (String?) -> Void) {
+        state.withLock { $0.reportWaiting = report }
+    }
+
+    /// Says "waiting for Slurm: 2 of 3 jobs pending (Resources)" when it differs from the last time.
+    private func sayWaiting(pending: [String: Int], live: Int) {
+        var text: String?
+        let count = pending.values.reduce(0, +)
+        if count > 0 {
+            let reasons = pending.sorted { $0.value == $1.value ? $0.key < $1.key : $0.value > $1.value }.map(\.key).joined(separator: ", ")
+            text = count == 1 && live == 1
+                ? "waiting for Slurm: job pending (\(reasons))"
+                : "waiting for Slurm: \(count) of \(live) jobs pending (\(reasons))"
+        }
+        let report = state.withLock { state -> (@Sendable (String?) -> Void)? in
+            guard state.waitingSaid != text else { return nil }
+            state.waitingSaid = text
+            return state.reportWaiting
+        }
+        report?(text)
     }
 
     /// Stops a job: dropped if not submitted yet, else cancelled by the next pass's one `scancel`.
@@ -303,7 +329,9 @@ final class BatchJobQueue: Sendable {
             seen[fields[0]] = (fields[1], fields[2])
         }
         var ended: [(BatchJob, String?, String?)] = []
+        var pending: [String: Int] = [:]
         for (id, job) in live {
+            if let status = seen[id], status.state == "PENDING" { pending[status.reason, default: 0] += 1 }
             if let status = seen[id], Self.liveStates.contains(status.state) {
                 if status.state == "RUNNING" { armTimeout(job) }
                 job.forwardOutput(final: false)
@@ -312,6 +340,7 @@ final class BatchJobQueue: Sendable {
             ended.append((job, seen[id]?.state, seen[id]?.reason))
             _ = state.withLock { $0.live.removeValue(forKey: id) }
         }
+        sayWaiting(pending: pending, live: live.count - ended.count)
         for (job, slurmState, reason) in ended { endJob(job, slurmState: slurmState, reason: reason, timedOut: false) }
         return !ended.isEmpty
     }

@@ -44,6 +44,12 @@ public final class SlurmExecutor: TaskExecutor {
     /// Names this run's attempt files (`TASK.ATTEMPT.RUN.status`), so that a job of an earlier run still
     /// running (jobgraph was killed) never writes into this run's: its outcome cannot become this run's verdict.
     private let runToken = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    /// The `--job-name` of the run's allocation: the run's own, so that its jobs can be told from others'.
+    private var jobName: String { "jobgraph-" + runToken }
+    /// Allocation mode: the `salloc` pending now, which a Ctrl-C or SIGTERM stops.
+    private let allocationRequest = Locked<AllocationRequest?>(nil)
+    /// Where the executor says what the run waits for (`reportWaiting(to:)`).
+    private let waiting = Locked<(@Sendable (String?) -> Void)?>(nil)
 
     /// The tasks of `graph` that cannot go to a cluster because they use jobgraph's terminal (`interactive`,
     /// `prompt`): an error at each, for exit status 2 before anything runs (docs/pipeline.md, "Interactive tasks").
@@ -112,15 +118,34 @@ public final class SlurmExecutor: TaskExecutor {
         }
         let top = graph.pipeline.slurm ?? SlurmSpec()
         let cpus = graph.pipeline.slurmCPUsPerSlot
-        let arguments = ["--no-shell", "--job-name=jobgraph"] + top.allocationArguments(jobs: jobs, cpusPerTask: cpus)
-        let output: SlurmCommand.Output
+        var time = graph.slurmAllocationTime
+        if let limit = top.partition.map({ cluster.partitions[$0] }) ?? cluster.defaultPartition.map({ cluster.partitions[$0] }),
+           let maximum = limit?.timeLimit {
+            time = min(time, maximum)
+        }
+        // The job name is the run's own: `squeue` and `sacct` find the run's jobs by it.
+        let arguments = ["--no-shell", "--job-name=\(jobName)"] + top.allocationArguments(jobs: jobs, cpusPerTask: cpus, time: time)
+        let request = AllocationRequest(cluster: cluster, arguments: arguments, messageFile: "\(workDirectory)/salloc.\(runToken).out")
+        let outcome: AllocationRequest.Outcome
         do {
-            output = try cluster.salloc.run(arguments)
+            let proceed = allocationRequest.withLock { slot -> Bool in
+                guard !interrupted.withLock({ $0 }) else { return false }
+                slot = request
+                return true
+            }
+            outcome = proceed ? try request.run { [waiting] text in waiting.withLock { $0 }?(text) } : .cancelled
         } catch {
             throw SlurmSetupError(["cannot run salloc: \(error)"])
         }
-        guard output.succeeded, let job = Self.grantedJob(in: output.standardError + output.standardOutput) else {
-            throw SlurmSetupError(["Slurm refused the run's allocation (salloc \(arguments.joined(separator: " "))): \(output.message)"])
+        allocationRequest.withLock { $0 = nil }
+        waiting.withLock { $0 }?(nil)
+        let job: String
+        switch outcome {
+        case .granted(let granted): job = granted
+        case .refused(let message):
+            throw SlurmSetupError(["Slurm refused the run's allocation (salloc \(arguments.joined(separator: " "))): \(message)"])
+        case .cancelled:
+            throw SlurmSetupError(["the run was stopped while its Slurm allocation was pending; the request is cancelled"])
         }
         allocation.withLock { $0 = job }
         guard graph.pipeline.slurmRunsInWorkerSteps else {
@@ -237,7 +262,14 @@ public final class SlurmExecutor: TaskExecutor {
     /// run in it (contract: SIGINT).
     public func cancel() {
         interrupted.withLock { $0 = true }
+        // A pending `salloc` ends now (it would hold `prepare()` until the cluster had room).
+        allocationRequest.withLock { $0 }?.cancel()
         if batch != nil { cancelEverything(verb: "cancelled") }
+    }
+
+    public func reportWaiting(to report: @escaping @Sendable (String?) -> Void) {
+        waiting.withLock { $0 = report }
+        batch?.reportWaiting(to: report)
     }
 
     /// Releases the allocation, or cancels what is left of the batch jobs, after the run; blocks until

@@ -21,7 +21,8 @@ public struct SlurmPlanDescription: TaskDescribing {
         let spec = graph.pipeline.slurm ?? SlurmSpec()
         switch mode {
         case .allocation:
-            let arguments = spec.allocationArguments(jobs: jobs, cpusPerTask: graph.pipeline.slurmCPUsPerSlot)
+            let arguments = spec.allocationArguments(jobs: jobs, cpusPerTask: graph.pipeline.slurmCPUsPerSlot,
+                                                     time: graph.slurmAllocationTime)
             return ["on Slurm, allocation mode: salloc --no-shell \(arguments.joined(separator: " "))"
                 + (graph.pipeline.slurmRunsInWorkerSteps ? "; a worker step per slot runs the tasks (srun --exact -n1)" : "; each task a step (srun --exact -n1)")]
         case .jobs:
