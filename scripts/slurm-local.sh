@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A one-node Slurm cluster on this machine, for jobgraph's tests and for trying `--executor slurm`.
+# A Slurm cluster of one to three nodes on this machine, for jobgraph's tests and for trying `--executor slurm`.
 #
 #   scripts/slurm-local.sh up       install Slurm if missing, write a private configuration, start munged,
 #                                   slurmctld and slurmd, wait until the node is idle, print the env file
@@ -15,8 +15,11 @@
 #
 # Settings (environment): JOBGRAPH_SLURM_DIR; JOBGRAPH_SLURM_PORT (slurmctld's port, slurmd uses the next
 # one; default 6817); JOBGRAPH_SLURM_CPUS (the CPUs the node offers; default: this machine's);
-# JOBGRAPH_SLURM_NODE (the node's name; default this host's short name). Two clusters on one machine need
-# different folders, ports and node names (a node's cgroups are named after it).
+# JOBGRAPH_SLURM_NODE (the node's name; default this host's short name); JOBGRAPH_SLURM_NODES (how many
+# nodes, 1-3; default 1). Several nodes are several slurmd on this host (Debian's Slurm is built with
+# MULTIPLE_SLURMD), named NODE1, NODE2 …, each on a port of its own after slurmctld's, each offering
+# JOBGRAPH_SLURM_CPUS CPUs and a share of the memory. Two clusters on one machine need different
+# folders, ports and node names (a node's cgroups are named after it).
 # Needs root: slurmd starts job steps as their submitting user, and package installation needs apt.
 set -euo pipefail
 
@@ -24,6 +27,11 @@ dir=${JOBGRAPH_SLURM_DIR:-/tmp/jobgraph-slurm-$(id -u)}
 port=${JOBGRAPH_SLURM_PORT:-6817}
 cpus=${JOBGRAPH_SLURM_CPUS:-$(nproc)}
 node=${JOBGRAPH_SLURM_NODE:-$(hostname -s)}
+node_count=${JOBGRAPH_SLURM_NODES:-1}
+case "$node_count" in 1 | 2 | 3) ;; *) echo "slurm-local: error: JOBGRAPH_SLURM_NODES must be 1, 2 or 3" >&2; exit 1 ;; esac
+# The nodes' names: one node keeps the name it is given; several are numbered.
+if [ "$node_count" -eq 1 ]; then nodes=("$node"); else nodes=(); for i in $(seq 1 "$node_count"); do nodes+=("$node$i"); done; fi
+node_list=$(IFS=,; echo "${nodes[*]}")
 
 say() { echo "slurm-local: $*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -91,10 +99,10 @@ write_configuration() {
     chmod 400 "$dir/munge-key/munge.key"
 
     local memory tracking
-    memory=$(awk '/^MemTotal:/ { print int($2 / 1024) - 512 }' /proc/meminfo)
+    memory=$(awk -v n="$node_count" '/^MemTotal:/ { print int((int($2 / 1024) - 512) / n) }' /proc/meminfo)
     tracking=$(proctrack)
     cat >"$dir/etc/slurm.conf" <<EOF
-# Written by scripts/slurm-local.sh: a one-node cluster for jobgraph's tests.
+# Written by scripts/slurm-local.sh: a cluster of $node_count node(s) on this machine for jobgraph's tests.
 ClusterName=jobgraph
 SlurmctldHost=$(hostname -s)(127.0.0.1)
 SlurmctldPort=$port
@@ -105,11 +113,12 @@ AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$dir/munge-run/munge.socket
 StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
+# %n: each slurmd of this host (one per node) has its own spool, pid file and log.
+SlurmdSpoolDir=$dir/spool/%n
 SlurmctldPidFile=$dir/run/slurmctld.pid
-SlurmdPidFile=$dir/run/slurmd.pid
+SlurmdPidFile=$dir/run/slurmd-%n.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
-SlurmdLogFile=$dir/log/slurmd.log
+SlurmdLogFile=$dir/log/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 PlugStackConfig=$dir/etc/plugstack.conf
@@ -135,9 +144,15 @@ KillWait=5
 MinJobAge=300
 # The node may offer more CPUs than the machine has (JOBGRAPH_SLURM_CPUS), for tests of --jobs.
 SlurmdParameters=config_overrides
-NodeName=$node NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory State=UNKNOWN
-PartitionName=debug Nodes=$node Default=YES MaxTime=2:00:00 State=UP
 EOF
+    local index=0 name
+    for name in "${nodes[@]}"; do
+        # The first node listens on SlurmdPort; each further one on a port of its own after it.
+        echo "NodeName=$name NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 Port=$((port + 1 + index)) CPUs=$cpus RealMemory=$memory State=UNKNOWN" \
+            >>"$dir/etc/slurm.conf"
+        index=$((index + 1))
+    done
+    echo "PartitionName=debug Nodes=$node_list Default=YES MaxTime=2:00:00 State=UP" >>"$dir/etc/slurm.conf"
     cat >"$dir/etc/cgroup.conf" <<EOF
 # Written by scripts/slurm-local.sh: cgroups track a step's processes; nothing is constrained.
 CgroupPlugin=autodetect
@@ -152,25 +167,30 @@ EOF
     printf 'export SLURM_CONF=%s\n' "$dir/etc/slurm.conf" >"$dir/env"
 }
 
+# Waits until every node is up (idle, or running jobs).
 wait_idle() {
-    local state
+    local states
     for _ in $(seq 1 150); do
-        state=$(SLURM_CONF="$dir/etc/slurm.conf" sinfo -h -n "$node" -o '%T' 2>/dev/null || true)
-        case "$state" in
-            idle | mixed | allocated) return 0 ;;
-        esac
+        states=$(SLURM_CONF="$dir/etc/slurm.conf" sinfo -h -N -n "$node_list" -o '%T' 2>/dev/null || true)
+        if [ "$(echo "$states" | grep -cE '^(idle|mixed|allocated)$')" -eq "$node_count" ]; then return 0; fi
         sleep 0.1
     done
-    say "the node is '${state:-unknown}' after 15 s; last lines of the daemons' logs:"
-    tail -n 15 "$dir/log/slurmctld.log" "$dir/log/slurmd.log" >&2 2>/dev/null || true
+    say "the nodes are '$(echo ${states:-unknown})' after 15 s; last lines of the daemons' logs:"
+    tail -n 15 "$dir/log/slurmctld.log" "$dir"/log/slurmd-*.log >&2 2>/dev/null || true
     return 1
+}
+
+# Whether every node's slurmd runs.
+slurmds_running() {
+    local name
+    for name in "${nodes[@]}"; do running "$dir/run/slurmd-$name.pid" /usr/sbin/slurmd || return 1; done
 }
 
 up() {
     mkdir -p "$dir"
     chmod 755 "$dir"
     install_packages
-    if running "$dir/run/slurmctld.pid" /usr/sbin/slurmctld && running "$dir/run/slurmd.pid" /usr/sbin/slurmd; then
+    if running "$dir/run/slurmctld.pid" /usr/sbin/slurmctld && slurmds_running && grep -q "^PartitionName=debug Nodes=$node_list " "$dir/etc/slurm.conf"; then
         wait_idle || die "the cluster in $dir runs but its node is not idle"
         echo "$dir/env"
         return 0
@@ -186,9 +206,13 @@ up() {
     # The daemons' standard streams go to files: a caller reading this script's output to its end must
     # not wait for them.
     detached slurmctld -c -f "$SLURM_CONF" </dev/null >>"$dir/log/slurmctld.out" 2>&1 || die "slurmctld did not start; see $dir/log/slurmctld.log"
-    detached slurmd -f "$SLURM_CONF" -N "$node" </dev/null >>"$dir/log/slurmd.out" 2>&1 || die "slurmd did not start; see $dir/log/slurmd.log"
-    wait_idle || die "the node did not become idle"
-    say "up: node $node, $cpus CPUs, $(grep ^ProctrackType "$SLURM_CONF" | cut -d= -f2)"
+    local name
+    for name in "${nodes[@]}"; do
+        mkdir -p "$dir/spool/$name"
+        detached slurmd -f "$SLURM_CONF" -N "$name" </dev/null >>"$dir/log/slurmd.out" 2>&1 || die "slurmd -N $name did not start; see $dir/log/slurmd-$name.log"
+    done
+    wait_idle || die "the nodes did not become idle"
+    say "up: node(s) $node_list, $cpus CPUs each, $(grep ^ProctrackType "$SLURM_CONF" | cut -d= -f2)"
     echo "$dir/env"
 }
 
@@ -219,14 +243,18 @@ stop() {
 }
 
 stop_daemons() {
-    stop "$dir/run/slurmd.pid" /usr/sbin/slurmd
+    local file
+    # Every slurmd this folder started, also of an earlier `up` with other nodes.
+    for file in "$dir"/run/slurmd*.pid; do [ -e "$file" ] && stop "$file" /usr/sbin/slurmd; done
     stop "$dir/run/slurmctld.pid" /usr/sbin/slurmctld
     stop "$dir/munge/munged.pid" /usr/sbin/munged
 }
 
 status() {
     local all=0
-    for daemon in "run/slurmctld.pid slurmctld" "run/slurmd.pid slurmd" "munge/munged.pid munged"; do
+    local daemons=("run/slurmctld.pid slurmctld") name
+    for name in "${nodes[@]}"; do daemons+=("run/slurmd-$name.pid slurmd"); done
+    for daemon in "${daemons[@]}" "munge/munged.pid munged"; do
         set -- $daemon
         if running "$dir/$1" "/usr/sbin/$2"; then echo "$2: running (pid $(cat "$dir/$1"))"; else echo "$2: stopped"; all=1; fi
     done

@@ -109,7 +109,7 @@ public struct SlurmCluster: Sendable {
             check(top, cpus: jobs * cpus, nodes: top.nodes, spreads: true, owner: "the run's allocation (\(jobs) × \(cpus) CPUs)")
         }
         for node in runsOnCluster where seen.insert(node.spec.id.rawValue).inserted {
-            let spec = graph.pipeline.slurm(for: node.spec)
+            let spec = mode == .jobs ? graph.pipeline.slurmJob(for: node.spec) : graph.pipeline.slurm(for: node.spec)
             check(mode == .allocation ? top.overridden(by: SlurmSpec(cpus: spec.cpus)) : spec, cpus: spec.cpus ?? 1,
                   nodes: mode == .jobs ? spec.nodes : nil, owner: "task '\(node.spec.id.rawValue)'")
         }

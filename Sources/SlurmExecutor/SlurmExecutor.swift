@@ -93,7 +93,7 @@ public final class SlurmExecutor: TaskExecutor {
         workDirectory = stateDirectory + "/slurm"
         var clusterTasks: [String: (task: TaskSpec, slurm: SlurmSpec)] = [:]
         for task in graph.pipeline.tasks where task.runsOnCluster {
-            clusterTasks[task.id.rawValue] = (task, graph.pipeline.slurm(for: task))
+            clusterTasks[task.id.rawValue] = (task, mode == .jobs ? graph.pipeline.slurmJob(for: task) : graph.pipeline.slurm(for: task))
         }
         self.clusterTasks = clusterTasks
         let top = graph.pipeline.slurm ?? SlurmSpec()

@@ -39,7 +39,8 @@ public struct SlurmPlanDescription: TaskDescribing {
         }
         if node.spec.service != nil { return "service: runs locally" }
         let niceness = (graph.qualityOfService(ofNode: index) ?? .default).niceness
-        return graph.pipeline.slurm(for: node.spec).taskArguments(mode: mode, niceness: niceness, timeout: node.spec.timeout)
+        let spec = mode == .jobs ? graph.pipeline.slurmJob(for: node.spec) : graph.pipeline.slurm(for: node.spec)
+        return spec.taskArguments(mode: mode, niceness: niceness, timeout: node.spec.timeout)
             .joined(separator: " ")
     }
 }

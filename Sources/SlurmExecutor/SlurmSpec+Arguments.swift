@@ -65,6 +65,19 @@ extension Pipeline {
     }
 }
 
+extension Pipeline {
+    /// A task's Slurm settings as its batch job (jobs mode) gets them: `slurm(for:)`, but with `nodes`
+    /// only from the task's or its queue's own `slurm:`, never the top level's (the allocation's): a plain
+    /// task runs on one node, and only a task that asks for several (one that runs `srun` across them,
+    /// as an MPI task does) gets them (issue 34: a job given two nodes ran its script on the first only).
+    func slurmJob(for task: TaskSpec) -> SlurmSpec {
+        var spec = slurm(for: task)
+        let queue = task.queue.flatMap { self.queue(named: $0.value) }?.slurm
+        spec.nodes = task.slurm?.nodes ?? queue?.nodes
+        return spec
+    }
+}
+
 extension TaskSpec {
     /// Whether the task's work goes to the cluster under the Slurm executor: shell commands that are not a
     /// service. A service's address must be known here, and built-in steps run in jobgraph's process.
