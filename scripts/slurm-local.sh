@@ -20,6 +20,10 @@
 # MULTIPLE_SLURMD), named NODE1, NODE2 …, each on a port of its own after slurmctld's, each offering
 # JOBGRAPH_SLURM_CPUS CPUs and a share of the memory. Two clusters on one machine need different
 # folders, ports and node names (a node's cgroups are named after it).
+# JOBGRAPH_SLURM_ACCOUNTING=1 adds accounting: Debian's mariadb-server and slurmdbd (installed when missing),
+# MariaDB started without systemd in the private folder on port +10 of slurmctld's, slurmdbd on +9, so
+# that `sacct` answers; and memory is then enforced (cgroup memory, CR_Core_Memory, DefMemPerCPU=200),
+# so that a job over its `--mem` ends OUT_OF_MEMORY.
 # Needs root: slurmd starts job steps as their submitting user, and package installation needs apt.
 set -euo pipefail
 
@@ -32,13 +36,15 @@ case "$node_count" in 1 | 2 | 3) ;; *) echo "slurm-local: error: JOBGRAPH_SLURM_
 # The nodes' names: one node keeps the name it is given; several are numbered.
 if [ "$node_count" -eq 1 ]; then nodes=("$node"); else nodes=(); for i in $(seq 1 "$node_count"); do nodes+=("$node$i"); done; fi
 node_list=$(IFS=,; echo "${nodes[*]}")
+accounting=${JOBGRAPH_SLURM_ACCOUNTING:-}
 
 say() { echo "slurm-local: $*" >&2; }
 die() { say "error: $*"; exit 1; }
 
 install_packages() {
-    local missing=()
-    for package in slurmctld slurmd slurm-client munge; do
+    local missing=() wanted=(slurmctld slurmd slurm-client munge)
+    [ -n "$accounting" ] && wanted+=(mariadb-server slurmdbd)
+    for package in "${wanted[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
     done
     ((${#missing[@]})) || return 0
@@ -101,6 +107,23 @@ write_configuration() {
     local memory tracking
     memory=$(awk -v n="$node_count" '/^MemTotal:/ { print int((int($2 / 1024) - 512) / n) }' /proc/meminfo)
     tracking=$(proctrack)
+    local select_parameters=CR_Core task_plugin=task/none constrain_ram=no
+    local accounting_lines="AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none"
+    if [ -n "$accounting" ]; then
+        # Memory is a resource (each job gets DefMemPerCPU per CPU, not the node's whole memory) and a
+        # limit: the cgroup's memory controller ends a job over its --mem, which Slurm calls OUT_OF_MEMORY.
+        select_parameters=CR_Core_Memory
+        task_plugin=task/cgroup
+        constrain_ram=yes
+        # AccountingStoragePass names the munge socket: without it, munge looks for its default socket.
+        accounting_lines="AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=127.0.0.1
+AccountingStoragePort=$((port + 9))
+AccountingStoragePass=$dir/munge-run/munge.socket
+JobAcctGatherType=jobacct_gather/cgroup
+DefMemPerCPU=200"
+    fi
     cat >"$dir/etc/slurm.conf" <<EOF
 # Written by scripts/slurm-local.sh: a cluster of $node_count node(s) on this machine for jobgraph's tests.
 ClusterName=jobgraph
@@ -126,18 +149,17 @@ MpiDefault=none
 MailProg=/bin/true
 SwitchType=switch/none
 ProctrackType=$tracking
-TaskPlugin=task/none
+TaskPlugin=$task_plugin
 # --nice (from a task's QoS) also becomes the niceness of the process on the node.
 PropagatePrioProcess=1
 SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
+SelectTypeParameters=$select_parameters
 SchedulerType=sched/backfill
 # Start a batch job as soon as it is submitted, and look again every second (the defaults wait seconds).
 SchedulerParameters=batch_sched_delay=0,sched_interval=1,bf_interval=1,sched_min_interval=0
 # A request the partition can never satisfy fails at submission instead of pending forever.
 EnforcePartLimits=ALL
-AccountingStorageType=accounting_storage/none
-JobAcctGatherType=jobacct_gather/none
+$accounting_lines
 JobCompType=jobcomp/none
 ReturnToService=2
 KillWait=5
@@ -154,17 +176,71 @@ EOF
     done
     echo "PartitionName=debug Nodes=$node_list Default=YES MaxTime=2:00:00 State=UP" >>"$dir/etc/slurm.conf"
     cat >"$dir/etc/cgroup.conf" <<EOF
-# Written by scripts/slurm-local.sh: cgroups track a step's processes; nothing is constrained.
+# Written by scripts/slurm-local.sh: cgroups track a step's processes; memory is constrained with accounting only.
 CgroupPlugin=autodetect
 CgroupAutomount=no
 CgroupMountpoint=/sys/fs/cgroup
 ConstrainCores=no
-ConstrainRAMSpace=no
+ConstrainRAMSpace=$constrain_ram
 ConstrainSwapSpace=no
 ConstrainDevices=no
 EOF
     : >"$dir/etc/plugstack.conf"
     printf 'export SLURM_CONF=%s\n' "$dir/etc/slurm.conf" >"$dir/env"
+}
+
+# Accounting: a MariaDB of the folder's own (no systemd, no /etc/mysql: --no-defaults), a database user
+# for slurmdbd, and slurmdbd itself; returns once `sacctmgr` answers.
+start_accounting() {
+    local db=$dir/mariadb
+    mkdir -p "$db/data" "$db/run"
+    if [ ! -d "$db/data/mysql" ]; then
+        mariadb-install-db --no-defaults --user=root --datadir="$db/data" --auth-root-authentication-method=socket \
+            --skip-test-db >"$dir/log/mariadb-install.log" 2>&1 || die "mariadb-install-db failed; see $dir/log/mariadb-install.log"
+    fi
+    # mariadbd stays in the foreground: started in the background, its own session, no descriptor of ours.
+    detached setsid mariadbd --no-defaults --user=root --datadir="$db/data" --socket="$db/run/mysqld.sock" \
+        --pid-file="$db/run/mariadbd.pid" --port=$((port + 10)) --bind-address=127.0.0.1 --skip-log-bin \
+        --innodb-buffer-pool-size=32M --log-error="$dir/log/mariadb.log" </dev/null >/dev/null 2>&1 &
+    local ready=""
+    for _ in $(seq 1 300); do
+        if mariadb-admin --no-defaults --socket="$db/run/mysqld.sock" -u root ping >/dev/null 2>&1; then ready=1; break; fi
+        sleep 0.1
+    done
+    [ -n "$ready" ] || die "MariaDB did not start; see $dir/log/mariadb.log"
+    mariadb --no-defaults --socket="$db/run/mysqld.sock" -u root -e \
+        "CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY 'jobgraph'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" \
+        || die "cannot create MariaDB's user for slurmdbd"
+    cat >"$dir/etc/slurmdbd.conf" <<EOF
+# Written by scripts/slurm-local.sh: accounting in the folder's own MariaDB.
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge-run/munge.socket
+DbdHost=localhost
+DbdAddr=127.0.0.1
+DbdPort=$((port + 9))
+SlurmUser=root
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$((port + 10))
+StorageUser=slurm
+StoragePass=jobgraph
+StorageLoc=slurm_acct_db
+PidFile=$dir/run/slurmdbd.pid
+LogFile=$dir/log/slurmdbd.log
+EOF
+    chmod 600 "$dir/etc/slurmdbd.conf"
+    # slurmdbd reads the slurmdbd.conf beside $SLURM_CONF.
+    SLURM_CONF="$dir/etc/slurm.conf" detached slurmdbd </dev/null >>"$dir/log/slurmdbd.out" 2>&1 \
+        || die "slurmdbd did not start; see $dir/log/slurmdbd.log"
+    for _ in $(seq 1 150); do
+        if SLURM_CONF="$dir/etc/slurm.conf" sacctmgr --noheader list cluster >/dev/null 2>&1; then
+            # slurmctld registers a cluster that the database knows.
+            SLURM_CONF="$dir/etc/slurm.conf" sacctmgr --immediate add cluster jobgraph >/dev/null 2>&1 || true  # there already
+            return 0
+        fi
+        sleep 0.1
+    done
+    die "slurmdbd does not answer; see $dir/log/slurmdbd.log"
 }
 
 # Waits until every node is up (idle, or running jobs).
@@ -190,7 +266,7 @@ up() {
     mkdir -p "$dir"
     chmod 755 "$dir"
     install_packages
-    if running "$dir/run/slurmctld.pid" /usr/sbin/slurmctld && slurmds_running && grep -q "^PartitionName=debug Nodes=$node_list " "$dir/etc/slurm.conf"; then
+    if running "$dir/run/slurmctld.pid" /usr/sbin/slurmctld && slurmds_running && { [ -z "$accounting" ] || running "$dir/run/slurmdbd.pid" /usr/sbin/slurmdbd; } && grep -q "^PartitionName=debug Nodes=$node_list " "$dir/etc/slurm.conf"; then
         wait_idle || die "the cluster in $dir runs but its node is not idle"
         echo "$dir/env"
         return 0
@@ -205,6 +281,7 @@ up() {
     # -c: start from a clean state, so no job of an earlier `up` comes back.
     # The daemons' standard streams go to files: a caller reading this script's output to its end must
     # not wait for them.
+    [ -n "$accounting" ] && start_accounting
     detached slurmctld -c -f "$SLURM_CONF" </dev/null >>"$dir/log/slurmctld.out" 2>&1 || die "slurmctld did not start; see $dir/log/slurmctld.log"
     local name
     for name in "${nodes[@]}"; do
@@ -247,6 +324,8 @@ stop_daemons() {
     # Every slurmd this folder started, also of an earlier `up` with other nodes.
     for file in "$dir"/run/slurmd*.pid; do [ -e "$file" ] && stop "$file" /usr/sbin/slurmd; done
     stop "$dir/run/slurmctld.pid" /usr/sbin/slurmctld
+    stop "$dir/run/slurmdbd.pid" /usr/sbin/slurmdbd
+    stop "$dir/mariadb/run/mariadbd.pid" /usr/sbin/mariadbd
     stop "$dir/munge/munged.pid" /usr/sbin/munged
 }
 
