@@ -198,10 +198,11 @@ start_accounting() {
         mariadb-install-db --no-defaults --user=root --datadir="$db/data" --auth-root-authentication-method=socket \
             --skip-test-db >"$dir/log/mariadb-install.log" 2>&1 || die "mariadb-install-db failed; see $dir/log/mariadb-install.log"
     fi
-    # mariadbd stays in the foreground: started in the background, its own session, no descriptor of ours.
-    detached setsid mariadbd --no-defaults --user=root --datadir="$db/data" --socket="$db/run/mysqld.sock" \
+    # mariadbd stays in the foreground: setsid --fork leaves it running in a session of its own, and
+    # returns at once; `detached` leaves it no descriptor of ours.
+    detached setsid --fork mariadbd --no-defaults --user=root --datadir="$db/data" --socket="$db/run/mysqld.sock" \
         --pid-file="$db/run/mariadbd.pid" --port=$((port + 10)) --bind-address=127.0.0.1 --skip-log-bin \
-        --innodb-buffer-pool-size=32M --log-error="$dir/log/mariadb.log" </dev/null >/dev/null 2>&1 &
+        --innodb-buffer-pool-size=32M --log-error="$dir/log/mariadb.log" </dev/null >/dev/null 2>&1
     local ready=""
     for _ in $(seq 1 300); do
         if mariadb-admin --no-defaults --socket="$db/run/mysqld.sock" -u root ping >/dev/null 2>&1; then ready=1; break; fi

@@ -42,6 +42,8 @@ struct RunBook {
     var pendingRetries: [Int: Int] = [:]
     /// The executor's job of each task's latest attempt (a Slurm job or step), for its transitions.
     var executorJobs: [Int: String] = [:]
+    /// How the executor's scheduler ended each task's latest attempt (Slurm's `OUT_OF_MEMORY`), when it says.
+    var executorStates: [Int: String] = [:]
     /// Tasks with an attempt the executor took: only their logs are this run's (a task that failed before,
     /// on a template or a path, still has the log of an earlier run).
     var handedToExecutor: Set<Int> = []

@@ -59,6 +59,10 @@ public struct TaskTransition: Sendable, Codable, Equatable {
     /// The executor's job that ran the attempt, when a cluster ran it: a Slurm job or step ("1234",
     /// "1234.5", "1234_7"). Encoded as `slurm_job`, the contract's name (docs/events.md).
     public var executorJob: String? = nil
+    /// How the executor's scheduler ended the attempt, on the transition out of `executing`, when it says:
+    /// Slurm's job state (`COMPLETED`, `FAILED`, `OUT_OF_MEMORY`, `TIMEOUT`, `NODE_FAIL`, `PREEMPTED`,
+    /// `CANCELLED`). Encoded as `slurm_state` (docs/events.md).
+    public var executorState: String? = nil
 
     public init(time: Date, elapsed: Double, task: TaskID, from: TaskState, to: TaskState, attempt: Int, queue: String,
                 exitCode: Int32? = nil, error: String? = nil, duration: Double? = nil) {
@@ -79,6 +83,7 @@ public struct TaskTransition: Sendable, Codable, Equatable {
         case exitCode = "exit_code"
         case error, duration, reason
         case executorJob = "slurm_job"
+        case executorState = "slurm_state"
     }
 }
 

@@ -78,7 +78,13 @@ extension Runner {
             output: { line in events.yield(.output(task: id, line: line)) },
             progress: { bytes, total in events.yield(.progress(task: id, bytes: bytes, total: total)) },
             finished: { [weak self] result in self?.attemptEnded(index, attempt: attempt, result) })
-        reporter.executorJob = { [weak self] job in self?.state.withLock { $0.executorJobs[index] = job } }
+        reporter.executorJob = { [weak self] job in
+            self?.state.withLock { book in
+                book.executorJobs[index] = job
+                book.executorStates[index] = nil  // an earlier attempt's
+            }
+        }
+        reporter.executorState = { [weak self] slurmState in self?.state.withLock { $0.executorStates[index] = slurmState } }
         reporter.interruptsRun = { [weak self] in self?.control(.interrupt) }
         do {
             let work = try (work ?? Result { () throws -> TaskWork in try resolver.get().work(for: task, attempt: attempt) }).get()

@@ -263,7 +263,10 @@ public final class Runner: Sendable {
             exitCode: exitCode, error: error, duration: duration)
         transition.reason = reason(index, from: from, to: to, in: book)
         // Only a cluster run fills the table: a local run skips a hash and probe per event.
-        if !book.executorJobs.isEmpty { transition.executorJob = book.executorJobs[index] }
+        if !book.executorJobs.isEmpty {
+            transition.executorJob = book.executorJobs[index]
+            if from == .executing { transition.executorState = book.executorStates[index] }
+        }
         return transition
     }
 

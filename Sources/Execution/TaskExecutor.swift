@@ -89,6 +89,9 @@ public struct TaskReporter: Sendable {
     /// The attempt's id on the executor's scheduler (Slurm: `1234`, `1234.5`, `1234_7`), before `finished`;
     /// local work never calls it. The events carry it as `slurm_job` (docs/events.md).
     public var executorJob: @Sendable (String) -> Void = { _ in }
+    /// How the executor's scheduler ended the attempt (Slurm: `OUT_OF_MEMORY`, `COMPLETED`), after
+    /// `executorJob` and before `finished`, when it knows. The events carry it as `slurm_state`.
+    public var executorState: @Sendable (String) -> Void = { _ in }
     /// Stops the whole run as Ctrl-C does: an interactive task, which had the terminal's foreground, died
     /// of the Ctrl-C that jobgraph did not get (docs/pipeline.md, "Interactive tasks"). Call it before `finished`.
     public var interruptsRun: @Sendable () -> Void = {}

@@ -82,6 +82,7 @@ public final class JSONLinesReporter: RunObserver {
             line.addIfPresent("duration", transition.duration)
             line.addIfPresent("reason", transition.reason)
             line.addIfPresent("slurm_job", transition.executorJob)
+            line.addIfPresent("slurm_state", transition.executorState)
             emit(line)
         case .progress(let task, let bytes, let total):
             let time = now()

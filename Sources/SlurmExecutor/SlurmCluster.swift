@@ -22,6 +22,8 @@ public struct SlurmCluster: Sendable {
     let salloc: SlurmCommand
     let squeue: SlurmCommand
     let scancel: SlurmCommand
+    /// `sacct`, where accounting answers (`sacct` on `PATH` and a database behind it); `nil` elsewhere.
+    let sacct: SlurmCommand?
     let partitions: [String: Partition]
     let defaultPartition: String?
 
@@ -67,8 +69,13 @@ public struct SlurmCluster: Sendable {
             partition.nodes += nodes
             partitions[name] = partition
         }
+        // Accounting is optional: without it (`accounting_storage/none`) sacct says so and fails.
+        let sacct = locator.locate("sacct", searchPath: searchPath).map { SlurmCommand(path: $0, environment: environment) }
+        let accounting = sacct.flatMap { sacct in
+            (try? sacct.run(["--noheader", "--allocations", "--parsable2", "--starttime=now", "--format=JobID"]))?.succeeded == true ? sacct : nil
+        }
         return SlurmCluster(sbatch: command("sbatch"), srun: paths["srun"]!, salloc: command("salloc"), squeue: command("squeue"),
-                            scancel: command("scancel"), partitions: partitions, defaultPartition: defaultPartition)
+                            scancel: command("scancel"), sacct: accounting, partitions: partitions, defaultPartition: defaultPartition)
     }
 
     /// Every reason the run's Slurm requests cannot be met here: an unknown partition, or a request above

@@ -8,10 +8,13 @@ import Glibc
 /// A Slurm cluster of its own for a suite: `scripts/slurm-local.sh up` before the suite's tests, `down`
 /// after them. Its folder, ports and node names differ from the script's defaults, so a cluster a
 /// developer started by hand keeps running beside it. `.localSlurmCluster` has one node of 4 CPUs;
-/// `.localSlurmCluster(nodes: 3)` has three of 2 CPUs each (three `slurmd` on this machine).
+/// `.localSlurmCluster(nodes: 3)` has three of 2 CPUs each (three `slurmd` on this machine);
+/// `.localSlurmCluster(accounting: true)` one node of 2 CPUs with accounting (`sacct`) and enforced memory.
 struct LocalSlurmCluster: SuiteTrait, TestScoping {
     /// How many nodes.
     let nodes: Int
+    /// Whether `sacct` answers (slurmdbd and MariaDB), and memory is enforced.
+    var accounting = false
 
     /// The one-node cluster most suites use.
     static let oneNode = LocalSlurmCluster(nodes: 1)
@@ -19,21 +22,25 @@ struct LocalSlurmCluster: SuiteTrait, TestScoping {
     /// The environment `jobgraph` and Slurm's clients get in the tests of the one-node cluster.
     static var environment: [String: String] { oneNode.environment }
 
-    var directory: String { nodes == 1 ? "/tmp/jobgraph-slurm-tests" : "/tmp/jobgraph-slurm-tests-\(nodes)n" }
+    var directory: String {
+        accounting ? "/tmp/jobgraph-slurm-tests-accounting" : nodes == 1 ? "/tmp/jobgraph-slurm-tests" : "/tmp/jobgraph-slurm-tests-\(nodes)n"
+    }
     /// What the script needs: the private folder, ports and node names of the tests' own. One node offers
     /// 4 CPUs (more than a 2-core CI machine has) so tests of `--jobs` have room; several offer 2 each, so
     /// that a few 2-CPU tasks need every node.
     var scriptEnvironment: [String: String] {
         [
             "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "JOBGRAPH_SLURM_DIR": directory,
-            "JOBGRAPH_SLURM_PORT": nodes == 1 ? "6927" : "6937", "JOBGRAPH_SLURM_NODE": nodes == 1 ? "jobgraph-test" : "jgn",
-            "JOBGRAPH_SLURM_CPUS": nodes == 1 ? "4" : "2", "JOBGRAPH_SLURM_NODES": String(nodes),
+            "JOBGRAPH_SLURM_PORT": accounting ? "6947" : nodes == 1 ? "6927" : "6937",
+            "JOBGRAPH_SLURM_NODE": accounting ? "jgacct" : nodes == 1 ? "jobgraph-test" : "jgn",
+            "JOBGRAPH_SLURM_CPUS": nodes == 1 && !accounting ? "4" : "2", "JOBGRAPH_SLURM_NODES": String(nodes),
+            "JOBGRAPH_SLURM_ACCOUNTING": accounting ? "1" : "",
         ]
     }
     /// The environment `jobgraph` and Slurm's clients get in the tests.
     var environment: [String: String] { JobGraphBinary.environment.merging(["SLURM_CONF": directory + "/etc/slurm.conf"]) { $1 } }
     /// The nodes' names (`jgn1`, `jgn2`, …).
-    var nodeNames: [String] { nodes == 1 ? ["jobgraph-test"] : (1...nodes).map { "jgn\($0)" } }
+    var nodeNames: [String] { accounting ? ["jgacct"] : nodes == 1 ? ["jobgraph-test"] : (1...nodes).map { "jgn\($0)" } }
 
     /// Whether the cluster can run here: the script installs Slurm with apt and runs its daemons as root
     /// (slurmd starts each job as its submitting user).
@@ -102,4 +109,7 @@ extension Trait where Self == LocalSlurmCluster {
 
     /// The suite runs against a local cluster of `nodes` nodes (2 or 3), started and stopped around it.
     static func localSlurmCluster(nodes: Int) -> LocalSlurmCluster { LocalSlurmCluster(nodes: nodes) }
+
+    /// The suite runs against a local one-node cluster with accounting (`sacct`) and enforced memory.
+    static var localSlurmClusterWithAccounting: LocalSlurmCluster { LocalSlurmCluster(nodes: 1, accounting: true) }
 }
