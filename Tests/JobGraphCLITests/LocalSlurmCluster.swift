@@ -31,7 +31,7 @@ struct LocalSlurmCluster: SuiteTrait, TestScoping {
     var scriptEnvironment: [String: String] {
         [
             "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "JOBGRAPH_SLURM_DIR": directory,
-            "JOBGRAPH_SLURM_PORT": accounting ? "6947" : nodes == 1 ? "6927" : "6937",
+            "JOBGRAPH_SLURM_PORT": accounting ? "6947" : nodes == 1 ? "6927" : "6967",  // Benchmarks/slurm.sh has 6937
             "JOBGRAPH_SLURM_NODE": accounting ? "jgacct" : nodes == 1 ? "jobgraph-test" : "jgn",
             "JOBGRAPH_SLURM_CPUS": nodes == 1 && !accounting ? "4" : "2", "JOBGRAPH_SLURM_NODES": String(nodes),
             "JOBGRAPH_SLURM_ACCOUNTING": accounting ? "1" : "",
