@@ -140,6 +140,7 @@ final class AllocationRequest: Sendable {
         return fields[1]
     }
 
+    /// The job id that follows `prefix` in what `salloc` said (`Pending job allocation 123`).
     static func job(after prefix: String, in text: String) -> String? {
         guard let range = text.range(of: prefix) else { return nil }
         let id = text[range.upperBound...].prefix { $0.isNumber }

@@ -119,8 +119,7 @@ public final class SlurmExecutor: TaskExecutor {
         let top = graph.pipeline.slurm ?? SlurmSpec()
         let cpus = graph.pipeline.slurmCPUsPerSlot
         var time = graph.slurmAllocationTime
-        if let limit = top.partition.map({ cluster.partitions[$0] }) ?? cluster.defaultPartition.map({ cluster.partitions[$0] }),
-           let maximum = limit?.timeLimit {
+        if let maximum = (top.partition ?? cluster.defaultPartition).flatMap({ cluster.partitions[$0]?.timeLimit }) {
             time = min(time, maximum)
         }
         // The job name is the run's own: `squeue` and `sacct` find the run's jobs by it.
@@ -167,9 +166,7 @@ public final class SlurmExecutor: TaskExecutor {
 
     /// `salloc: Granted job allocation 1234` → `1234`.
     static func grantedJob(in text: String) -> String? {
-        guard let range = text.range(of: "Granted job allocation ") else { return nil }
-        let id = text[range.upperBound...].prefix { $0.isNumber }
-        return id.isEmpty ? nil : String(id)
+        AllocationRequest.job(after: "Granted job allocation ", in: text)
     }
 
     public func start(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution {
@@ -267,6 +264,7 @@ public final class SlurmExecutor: TaskExecutor {
         if batch != nil { cancelEverything(verb: "cancelled") }
     }
 
+    /// Allocation mode says while `salloc` pends, jobs mode while any job pends (`BatchJobQueue`).
     public func reportWaiting(to report: @escaping @Sendable (String?) -> Void) {
         waiting.withLock { $0 = report }
         batch?.reportWaiting(to: report)
