@@ -12,6 +12,9 @@ public enum RunEvent: Sendable {
     case suspended(Bool)
     /// A signal asked the run to stop; `.interrupt` or `.terminate`.
     case stopping(RunStop)
+    /// What the run waits for on its executor, in a sentence ("waiting for Slurm allocation 123: Resources"),
+    /// or `nil` once it waits no more.
+    case executorWaiting(String?)
     case finished(RunSummary)
 }
 
@@ -62,6 +65,10 @@ public struct TaskTransition: Sendable, Codable, Equatable {
     public var isUpToDateBeforeRun = false
     /// The output cache key of a `cache: true` task, on its terminal state once known (docs/cache.md).
     public var cacheKey: String? = nil
+    /// How the executor's scheduler ended the attempt, on the transition out of `executing`, when it says:
+    /// Slurm's job state (`COMPLETED`, `FAILED`, `OUT_OF_MEMORY`, `TIMEOUT`, `NODE_FAIL`, `PREEMPTED`,
+    /// `CANCELLED`). Encoded as `slurm_state` (docs/events.md).
+    public var executorState: String? = nil
 
     public init(time: Date, elapsed: Double, task: TaskID, from: TaskState, to: TaskState, attempt: Int, queue: String,
                 exitCode: Int32? = nil, error: String? = nil, duration: Double? = nil) {
@@ -83,6 +90,7 @@ public struct TaskTransition: Sendable, Codable, Equatable {
         case error, duration, reason
         case executorJob = "slurm_job"
         case cacheKey = "cache_key"
+        case executorState = "slurm_state"
     }
 }
 

@@ -9,6 +9,7 @@ extension Runner {
     /// with it, as an attempt the executor could not start does.
     func prepareExecutor() async {
         let executor = self.executor
+        executor.reportWaiting { [events] text in events.yield(.executorWaiting(text)) }
         let outcome = await Self.onWorkerThread { () -> Result<[String], any Error> in Result { try executor.prepare() } }
         switch outcome {
         case .success(let lines):

@@ -80,7 +80,13 @@ extension Runner {
             progress: { bytes, total in events.yield(.progress(task: id, bytes: bytes, total: total)) },
             // With the answer: the attempt may end before `start` returns the handle.
             finished: { [weak self] result in self?.attemptEnded(operation, attempt: attempt, result, answer: answer) })
-        reporter.executorJob = { [weak self] job in self?.state.withLock { _ in operation.executorJob = job } }
+        reporter.executorJob = { [weak self] job in
+            self?.state.withLock { _ in
+                operation.executorJob = job
+                operation.executorState = nil  // an earlier attempt's
+            }
+        }
+        reporter.executorState = { [weak self] slurmState in self?.state.withLock { _ in operation.executorState = slurmState } }
         reporter.interruptsRun = { [weak self] in self?.control(.interrupt) }
         do {
             let work = try (work ?? Result { () throws -> TaskWork in try resolver.get().work(for: task, attempt: attempt) }).get()

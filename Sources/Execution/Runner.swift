@@ -266,6 +266,7 @@ public final class Runner: Sendable {
             exitCode: exitCode, error: error, duration: duration)
         transition.reason = reason(index, from: from, to: to, in: book)
         transition.executorJob = book.operations[index]?.executorJob
+        if from == .executing { transition.executorState = book.operations[index]?.executorState }
         if to.isTerminal, !book.cacheKeys.isEmpty, task.spec.isCached { transition.cacheKey = book.cacheKeys[index] }
         return transition
     }

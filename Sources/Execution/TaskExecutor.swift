@@ -30,6 +30,10 @@ public protocol TaskExecutor: TaskDescribing {
     /// Releases what the run held, once its last task has ended (Slurm: the allocation, the jobs left).
     /// - Returns: lines for the summary: what was released or cancelled, and how.
     func finish() -> [String]
+
+    /// Where the executor says what the run waits for on it (a pending allocation, queued jobs) and
+    /// `nil` once it waits no more; the Runner sets it before `prepare()`. Safe from any thread.
+    func reportWaiting(to report: @escaping @Sendable (String?) -> Void)
 }
 
 extension TaskExecutor {
@@ -39,6 +43,8 @@ extension TaskExecutor {
     public func cancel() {}
     /// Nothing to release.
     public func finish() -> [String] { [] }
+    /// Never waits.
+    public func reportWaiting(to report: @escaping @Sendable (String?) -> Void) {}
 }
 
 /// How an executor would run a pipeline's tasks, as the dry run (`run --dry-run`) shows it; it needs no
@@ -83,6 +89,9 @@ public struct TaskReporter: Sendable {
     /// The attempt's id on the executor's scheduler (Slurm: `1234`, `1234.5`, `1234_7`), before `finished`;
     /// local work never calls it. The events carry it as `slurm_job` (docs/events.md).
     public var executorJob: @Sendable (String) -> Void = { _ in }
+    /// How the executor's scheduler ended the attempt (Slurm: `OUT_OF_MEMORY`, `COMPLETED`), after
+    /// `executorJob` and before `finished`, when it knows. The events carry it as `slurm_state`.
+    public var executorState: @Sendable (String) -> Void = { _ in }
     /// Stops the whole run as Ctrl-C does: an interactive task, which had the terminal's foreground, died
     /// of the Ctrl-C that jobgraph did not get (docs/pipeline.md, "Interactive tasks"). Call it before `finished`.
     public var interruptsRun: @Sendable () -> Void = {}

@@ -58,6 +58,8 @@ final class TaskOperation: Operation, @unchecked Sendable {
     var handle: (any TaskExecution)?
     /// The executor's job of the latest attempt (a Slurm job or step), for its transitions.
     var executorJob: String?
+    /// How the executor's scheduler ended the latest attempt (Slurm's `OUT_OF_MEMORY`), when it says.
+    var executorState: String?
     /// An attempt was handed to the executor: the task's log is this run's (a task that failed before, on a
     /// template or a path, still has the log of an earlier run).
     var isHandedToExecutor = false

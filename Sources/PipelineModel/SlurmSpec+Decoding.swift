@@ -9,7 +9,7 @@ extension SlurmSpec {
     ])
 
     /// Keys that describe the whole run, so only the top level may set them.
-    static let runKeys: Set<String> = ["mode", "nodes", "queue_size", "submit_rate", "poll_interval"]
+    static let runKeys: Set<String> = ["mode", "queue_size", "submit_rate", "poll_interval"]
 
     /// Where a `slurm:` mapping is written, for messages.
     enum Level {

@@ -83,6 +83,7 @@ public final class JSONLinesReporter: RunObserver {
             line.addIfPresent("reason", transition.reason)
             line.addIfPresent("slurm_job", transition.executorJob)
             line.addIfPresent("cache_key", transition.cacheKey)
+            line.addIfPresent("slurm_state", transition.executorState)
             emit(line)
         case .progress(let task, let bytes, let total):
             let time = now()
@@ -105,7 +106,7 @@ public final class JSONLinesReporter: RunObserver {
             if let stop = summary.stop { line.add("stopped_by", stop == .interrupt ? "SIGINT" : "SIGTERM") }
             line.add("critical_path", json: JSONObjectWriter.array(summary.criticalPath.map(\.rawValue)))
             emit(line)
-        case .output, .suspended, .stopping:
+        case .output, .suspended, .stopping, .executorWaiting:
             // Task output goes to the task's log; the stream is the tasks' states.
             break
         }

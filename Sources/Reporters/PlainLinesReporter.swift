@@ -82,6 +82,9 @@ public final class PlainLinesReporter: RunObserver {
             return ["\(RunText.elapsedStamp(currentElapsed())) \(what)"]
         case .stopping(let stop):
             return ["\(RunText.elapsedStamp(currentElapsed())) \(RunText.stopping(stop))"]
+        case .executorWaiting(let text):
+            // Said when it changes; the end of a wait shows in the transitions that follow it.
+            return text.map { ["\(RunText.elapsedStamp(currentElapsed())) \($0)"] } ?? []
         case .finished:
             // The summary follows in every progress mode; it says how the run ended.
             return grouping.remainingBlocks()

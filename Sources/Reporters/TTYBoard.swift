@@ -47,6 +47,8 @@ public final class TTYBoard: RunObserver {
     private var rows: [TaskID: Row] = [:]
     private var nextSequence = 0
     private var isSuspended = false
+    /// What the run waits for on its executor (a pending Slurm allocation), shown under the header.
+    private var executorWaiting: String?
     private var stop: RunStop?
     private var isFinished = false
     private var grouping: OutputGrouping
@@ -108,6 +110,8 @@ public final class TTYBoard: RunObserver {
             rows[task]?.total = total
         case .suspended(let suspended):
             isSuspended = suspended
+        case .executorWaiting(let text):
+            executorWaiting = text
         case .stopping(let stop):
             self.stop = stop
             pendingLines.append("\(stamp(at: now)) \(RunText.stopping(stop))")
@@ -191,6 +195,7 @@ public final class TTYBoard: RunObserver {
         header += ", \(RunText.clock((now - (runStart ?? now)).inSeconds))"
         var lines = [header]
         if isSuspended { lines.append("SUSPENDED — send SIGUSR2 to resume") }
+        if let executorWaiting { lines.append(executorWaiting) }
         if let stop { lines.append("stopping: \(RunText.stopped(stop)), waiting for running tasks") }
 
         let ordered = rows.sorted { $0.value.sequence < $1.value.sequence }

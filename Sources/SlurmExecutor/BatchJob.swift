@@ -49,8 +49,11 @@ final class BatchJob: TaskExecution, Sendable {
         let offset = try Self.prepareLog(work)
         state.withLock { $0.offset = offset }
         let program = TaskScript.program(concurrently: concurrently)
-        let script = "#!/bin/sh\n# jobgraph: task \(work.id.rawValue), attempt \(work.attempt)\nexec >>\(TaskScript.quoted(work.logPath)) 2>&1\nexec "
+        // The job exits as its commands did (the status file's `INDEX CODE`), so that Slurm's own state
+        // and `sacct` say FAILED for a failed task, not COMPLETED.
+        let script = "#!/bin/sh\n# jobgraph: task \(work.id.rawValue), attempt \(work.attempt)\nexec >>\(TaskScript.quoted(work.logPath)) 2>&1\n"
             + (["/bin/sh", "-c", program, "jobgraph-task", statusFile] + commands).map(TaskScript.quoted).joined(separator: " ") + "\n"
+            + "s=$(sed -n '2s/.* //p' \(TaskScript.quoted(statusFile))); exit ${s:-0}\n"
         try script.write(toFile: scriptFile, atomically: false, encoding: .utf8)
         unlink(statusFile)
         unlink(slurmOutput)
@@ -119,7 +122,7 @@ final class BatchJob: TaskExecution, Sendable {
         } else if timedOut {
             result = .failed(exitCode: nil, reason: "timed out after \(DurationText.text(forSeconds: work.timeout ?? 0))")
         } else if let recorded {
-            result = recorded
+            result = Self.naming(slurmState, in: recorded)
         } else {
             result = .failed(exitCode: nil, reason: slurmMessage(id: id, state: slurmState, reason: reason))
         }
@@ -130,7 +133,16 @@ final class BatchJob: TaskExecution, Sendable {
             unlink(work.logPath)  // as locally: a silent task leaves no log
         }
         if let id { reporter.executorJob(id) }
+        if let slurmState { reporter.executorState(slurmState) }
         reporter.finished(result)
+    }
+
+    /// A failure that Slurm ended in a state of its own (`OUT_OF_MEMORY`, `TIMEOUT`, `NODE_FAIL`,
+    /// `PREEMPTED`, `CANCELLED`) says so in its reason, so that the history and the report keep it.
+    static func naming(_ slurmState: String?, in result: TaskResult) -> TaskResult {
+        guard case .failed(let code, let reason, let cause) = result, let slurmState, slurmState != "FAILED", slurmState != "COMPLETED",
+              !reason.contains(slurmState) else { return result }
+        return .failed(exitCode: code, reason: "\(reason) (Slurm: \(slurmState))", cause: cause)
     }
 
     /// Slurm's own account of a job that did not record an end: its state, its reason, and what Slurm

@@ -3,7 +3,8 @@ import JobGraphBasics
 import Execution
 import PipelineModel
 
-/// Jobs mode: submits one batch job per attempt and follows them all with one `squeue` per poll.
+/// Jobs mode: submits one batch job per attempt and follows them all with one `sacct` per poll where
+/// accounting works (by the run's job name), else one `squeue`.
 ///
 /// Every Slurm command of the mode runs on one serial queue, a pass at a time: cancel what was asked
 /// to stop (one `scancel`), submit what waits while fewer than `queueSize` jobs are in Slurm and the
@@ -28,9 +29,15 @@ final class BatchJobQueue: Sendable {
         var arrivals: [String: (first: ContinuousClock.Instant, latest: ContinuousClock.Instant)] = [:]
         /// Where the cause of each job's failure goes before the job ends, by job (see `submit`).
         var causes: [ObjectIdentifier: Locked<FailureCause?>] = [:]
+        /// What the last poll said the run waits for (pending jobs), so that only a change is said.
+        var waitingSaid: String?
+        var reportWaiting: (@Sendable (String?) -> Void)?
     }
 
     static let shortestInterval = 0.1
+    /// `sacct` asks the accounting database, which is costlier to the site than `squeue`: never more
+    /// often than this (Snakemake-Profiles/slurm#74: ten `sacct` calls a second).
+    static let shortestAccountingInterval = 0.5
     /// The items of a fan-out reach `submit` one by one, each after its own up-to-date check on a worker:
     /// its array waits until none has arrived for `arrayQuietPeriod` seconds, and at most `arrayLongestWait`.
     static let arrayQuietPeriod = 0.1
@@ -40,6 +47,11 @@ final class BatchJobQueue: Sendable {
     private let directory: String
     /// The run's token, in the names of its job array scripts as in its attempt files (`SlurmExecutor`).
     private let runToken: String
+    /// Every job of the run has this `--job-name` (the task's id goes in `--comment`): one `sacct --name`
+    /// finds them all.
+    let jobName: String
+    /// When the queue was made: `sacct` looks no further back.
+    private let since = Date()
     private let submitRate: Double?
     private let pollInterval: Double
     private let queue = DispatchQueue(label: "jobgraph.slurm.jobs")
@@ -48,6 +60,7 @@ final class BatchJobQueue: Sendable {
 
     init(cluster: SlurmCluster, directory: String, runToken: String, queueSize: Int, submitRate: Double?, pollInterval: Double) {
         self.runToken = runToken
+        jobName = "jobgraph-" + runToken
         self.cluster = cluster
         self.directory = directory
         self.queueSize = queueSize
@@ -88,6 +101,29 @@ final class BatchJobQueue: Sendable {
         // The items of a fan-out that start together gather into one array (see `arrayHold`).
         schedulePass(after: job.arrayKey == nil ? 0 : Self.arrayQuietPeriod)
         return job
+    }
+
+    /// Where the polls say how many of the run's jobs pend, and why (`TaskExecutor.reportWaiting(to:)`).
+    func reportWaiting(to report: @escaping @Sendable (String?) -> Void) {
+        state.withLock { $0.reportWaiting = report }
+    }
+
+    /// Says "waiting for Slurm: 2 of 3 jobs pending (Resources)" when it differs from the last time.
+    private func sayWaiting(pending: [String: Int], live: Int) {
+        var text: String?
+        let count = pending.values.reduce(0, +)
+        if count > 0 {
+            let reasons = pending.sorted { $0.value == $1.value ? $0.key < $1.key : $0.value > $1.value }.map(\.key).joined(separator: ", ")
+            text = count == 1 && live == 1
+                ? "waiting for Slurm: job pending (\(reasons))"
+                : "waiting for Slurm: \(count) of \(live) jobs pending (\(reasons))"
+        }
+        let report = state.withLock { state -> (@Sendable (String?) -> Void)? in
+            guard state.waitingSaid != text else { return nil }
+            state.waitingSaid = text
+            return state.reportWaiting
+        }
+        report?(text)
     }
 
     /// Stops a job: dropped if not submitted yet, else cancelled by the next pass's one `scancel`.
@@ -184,11 +220,14 @@ final class BatchJobQueue: Sendable {
             return (!state.live.isEmpty || !state.waiting.isEmpty, state.waiting.isEmpty ? nil : wait)
         }
         guard busy else { return }
+        let shortest = cluster.sacct == nil ? Self.shortestInterval : Self.shortestAccountingInterval
         let delay = state.withLock { state -> Double in
-            state.interval = changed ? Self.shortestInterval : min(state.interval * 1.5, pollInterval)
+            state.interval = changed ? shortest : min(max(state.interval * 1.5, shortest), pollInterval)
             return state.interval
         }
-        schedulePass(after: min(delay, waitForRate.map { max($0, 0.01) } ?? delay))
+        // Jitter: many runs started together (a job array of jobgraphs) do not poll in step.
+        let jittered = delay * Double.random(in: 0.8...1.2)
+        schedulePass(after: min(jittered, waitForRate.map { max($0, 0.01) } ?? jittered))
     }
 
     /// How long the array of `key` still waits for more of its items: `nil` once it may go in.
@@ -238,7 +277,7 @@ final class BatchJobQueue: Sendable {
             + first.spec.taskArguments(mode: .jobs, niceness: first.work.niceness, timeout: first.work.timeout)
         let script: String
         if group.count == 1 {
-            arguments += ["--job-name=\(first.work.id.rawValue)", "--output=\(first.slurmOutput)"]
+            arguments += ["--job-name=\(jobName)", "--comment=\(first.work.id.rawValue)", "--output=\(first.slurmOutput)"]
             script = first.scriptFile
         } else {
             let number = state.withLock { state -> Int in
@@ -258,7 +297,7 @@ final class BatchJobQueue: Sendable {
                 for job in group { job.rejected("cannot write '\(script)': \(error)") }
                 return
             }
-            arguments += ["--array=0-\(group.count - 1)", "--job-name=\(name)", "--output=\(directory)/\(SlurmExecutor.fileName(TaskID(name))).array\(number).\(runToken)_%a.slurm.out"]
+            arguments += ["--array=0-\(group.count - 1)", "--job-name=\(jobName)", "--comment=\(name)", "--output=\(directory)/\(SlurmExecutor.fileName(TaskID(name))).array\(number).\(runToken)_%a.slurm.out"]
         }
         let output: SlurmCommand.Output
         do {
@@ -285,25 +324,22 @@ final class BatchJobQueue: Sendable {
         }
     }
 
-    /// One `squeue` for every live job; ends those Slurm has ended. - Returns: whether any ended.
+    /// One `sacct` (where accounting works) or one `squeue` for every live job; ends those Slurm has ended.
+    /// A job `sacct` does not list yet (the controller tells the database a moment later) is asked of `squeue`.
+    /// - Returns: whether any ended.
     private func poll() -> Bool {
         let live = state.withLock { $0.live }
         guard !live.isEmpty else { return false }
-        let bases = Set(live.keys.map { String($0.prefix { $0 != "_" }) }).sorted()
-        var output = try? cluster.squeue.run(["--noheader", "--array", "--states=all", "--format=%i|%T|%r", "--jobs=\(bases.joined(separator: ","))"])
-        if output?.succeeded != true {
-            // A job Slurm has already forgotten makes `--jobs` fail: ask for all of this user's jobs instead.
-            output = try? cluster.squeue.run(["--noheader", "--array", "--states=all", "--format=%i|%T|%r", "--user=\(getuid())"])
-        }
-        guard let output, output.succeeded else { return false }  // the controller is busy: try again next pass
-        var seen: [String: (state: String, reason: String)] = [:]
-        for line in output.standardOutput.split(separator: "\n") {
-            let fields = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard fields.count == 3 else { continue }
-            seen[fields[0]] = (fields[1], fields[2])
+        var seen = accountedStates(of: Set(live.keys)) ?? [:]
+        let unaccounted = live.keys.filter { seen[$0] == nil }
+        if !unaccounted.isEmpty {
+            guard let queued = queuedStates(of: unaccounted) else { return false }  // the controller is busy: next pass
+            seen.merge(queued) { accounted, _ in accounted }
         }
         var ended: [(BatchJob, String?, String?)] = []
+        var pending: [String: Int] = [:]
         for (id, job) in live {
+            if let status = seen[id], status.state == "PENDING" { pending[status.reason, default: 0] += 1 }
             if let status = seen[id], Self.liveStates.contains(status.state) {
                 if status.state == "RUNNING" { armTimeout(job) }
                 job.forwardOutput(final: false)
@@ -312,8 +348,60 @@ final class BatchJobQueue: Sendable {
             ended.append((job, seen[id]?.state, seen[id]?.reason))
             _ = state.withLock { $0.live.removeValue(forKey: id) }
         }
+        sayWaiting(pending: pending, live: live.count - ended.count)
         for (job, slurmState, reason) in ended { endJob(job, slurmState: slurmState, reason: reason, timedOut: false) }
         return !ended.isEmpty
+    }
+
+    /// The states of the run's jobs in one `sacct` by the run's job name; `nil` without accounting or when
+    /// it did not answer. A pending array whose items are not split yet (`12_[0-3]`) counts for each of `ids`
+    /// of that array.
+    private func accountedStates(of ids: Set<String>) -> [String: (state: String, reason: String)]? {
+        guard let sacct = cluster.sacct else { return nil }
+        let start = Self.sacctTime.string(from: since.addingTimeInterval(-60))
+        guard let output = try? sacct.run(["--noheader", "--allocations", "--parsable2", "--name=\(jobName)", "--starttime=\(start)",
+                                           "--format=JobID,State,Reason"]),  // not started: squeue instead
+              output.succeeded else { return nil }
+        var states: [String: (state: String, reason: String)] = [:]
+        for line in output.standardOutput.split(separator: "\n") {
+            let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 3 else { continue }
+            // `CANCELLED by 0`: the state is the first word.
+            let status = (state: String(fields[1].prefix { $0 != " " }), reason: fields[2])
+            if let bracket = fields[0].firstIndex(of: "[") {
+                let base = fields[0][..<bracket]
+                for id in ids where id.hasPrefix(base) && states[id] == nil { states[id] = status }
+            } else {
+                states[fields[0]] = status
+            }
+        }
+        return states
+    }
+
+    /// `sacct`'s `--starttime` format, in the local time zone as sacct reads it.
+    private static let sacctTime: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+        return formatter
+    }()
+
+    /// The states of `ids` in one `squeue`; `nil` when the controller did not answer.
+    private func queuedStates(of ids: [String]) -> [String: (state: String, reason: String)]? {
+        let bases = Set(ids.map { String($0.prefix { $0 != "_" }) }).sorted()
+        var output = try? cluster.squeue.run(["--noheader", "--array", "--states=all", "--format=%i|%T|%r", "--jobs=\(bases.joined(separator: ","))"])
+        if output?.succeeded != true {
+            // A job Slurm has already forgotten makes `--jobs` fail: ask for all of this user's jobs instead.
+            output = try? cluster.squeue.run(["--noheader", "--array", "--states=all", "--format=%i|%T|%r", "--user=\(getuid())"])
+        }
+        guard let output, output.succeeded else { return nil }
+        var seen: [String: (state: String, reason: String)] = [:]
+        for line in output.standardOutput.split(separator: "\n") {
+            let fields = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.count == 3 else { continue }
+            seen[fields[0]] = (fields[1], fields[2])
+        }
+        return seen
     }
 
     /// Ends a job that Slurm has ended, its failure's cause set first from Slurm's state.

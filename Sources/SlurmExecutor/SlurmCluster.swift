@@ -22,6 +22,8 @@ public struct SlurmCluster: Sendable {
     let salloc: SlurmCommand
     let squeue: SlurmCommand
     let scancel: SlurmCommand
+    /// `sacct`, where accounting answers (`sacct` on `PATH` and a database behind it); `nil` elsewhere.
+    let sacct: SlurmCommand?
     let partitions: [String: Partition]
     let defaultPartition: String?
 
@@ -67,8 +69,13 @@ public struct SlurmCluster: Sendable {
             partition.nodes += nodes
             partitions[name] = partition
         }
+        // Accounting is optional: without it (`accounting_storage/none`) sacct says so and fails.
+        let sacct = locator.locate("sacct", searchPath: searchPath).map { SlurmCommand(path: $0, environment: environment) }
+        let accounting = sacct.flatMap { sacct in
+            (try? sacct.run(["--noheader", "--allocations", "--parsable2", "--starttime=now", "--format=JobID"]))?.succeeded == true ? sacct : nil
+        }
         return SlurmCluster(sbatch: command("sbatch"), srun: paths["srun"]!, salloc: command("salloc"), squeue: command("squeue"),
-                            scancel: command("scancel"), partitions: partitions, defaultPartition: defaultPartition)
+                            scancel: command("scancel"), sacct: accounting, partitions: partitions, defaultPartition: defaultPartition)
     }
 
     /// Every reason the run's Slurm requests cannot be met here: an unknown partition, or a request above
@@ -109,7 +116,7 @@ public struct SlurmCluster: Sendable {
             check(top, cpus: jobs * cpus, nodes: top.nodes, spreads: true, owner: "the run's allocation (\(jobs) × \(cpus) CPUs)")
         }
         for node in runsOnCluster where seen.insert(node.spec.id.rawValue).inserted {
-            let spec = graph.pipeline.slurm(for: node.spec)
+            let spec = mode == .jobs ? graph.pipeline.slurmJob(for: node.spec) : graph.pipeline.slurm(for: node.spec)
             check(mode == .allocation ? top.overridden(by: SlurmSpec(cpus: spec.cpus)) : spec, cpus: spec.cpus ?? 1,
                   nodes: mode == .jobs ? spec.nodes : nil, owner: "task '\(node.spec.id.rawValue)'")
         }

@@ -44,6 +44,12 @@ public final class SlurmExecutor: TaskExecutor {
     /// Names this run's attempt files (`TASK.ATTEMPT.RUN.status`), so that a job of an earlier run still
     /// running (jobgraph was killed) never writes into this run's: its outcome cannot become this run's verdict.
     private let runToken = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    /// The `--job-name` of the run's allocation: the run's own, so that its jobs can be told from others'.
+    private var jobName: String { "jobgraph-" + runToken }
+    /// Allocation mode: the `salloc` pending now, which a Ctrl-C or SIGTERM stops.
+    private let allocationRequest = Locked<AllocationRequest?>(nil)
+    /// Where the executor says what the run waits for (`reportWaiting(to:)`).
+    private let waiting = Locked<(@Sendable (String?) -> Void)?>(nil)
 
     /// The tasks of `graph` that cannot go to a cluster because they use jobgraph's terminal (`interactive`,
     /// `prompt`): an error at each, for exit status 2 before anything runs (docs/pipeline.md, "Interactive tasks").
@@ -87,7 +93,7 @@ public final class SlurmExecutor: TaskExecutor {
         workDirectory = stateDirectory + "/slurm"
         var clusterTasks: [String: (task: TaskSpec, slurm: SlurmSpec)] = [:]
         for task in graph.pipeline.tasks where task.runsOnCluster {
-            clusterTasks[task.id.rawValue] = (task, graph.pipeline.slurm(for: task))
+            clusterTasks[task.id.rawValue] = (task, mode == .jobs ? graph.pipeline.slurmJob(for: task) : graph.pipeline.slurm(for: task))
         }
         self.clusterTasks = clusterTasks
         let top = graph.pipeline.slurm ?? SlurmSpec()
@@ -112,15 +118,33 @@ public final class SlurmExecutor: TaskExecutor {
         }
         let top = graph.pipeline.slurm ?? SlurmSpec()
         let cpus = graph.pipeline.slurmCPUsPerSlot
-        let arguments = ["--no-shell", "--job-name=jobgraph"] + top.allocationArguments(jobs: jobs, cpusPerTask: cpus)
-        let output: SlurmCommand.Output
+        var time = graph.slurmAllocationTime
+        if let maximum = (top.partition ?? cluster.defaultPartition).flatMap({ cluster.partitions[$0]?.timeLimit }) {
+            time = min(time, maximum)
+        }
+        // The job name is the run's own: `squeue` and `sacct` find the run's jobs by it.
+        let arguments = ["--no-shell", "--job-name=\(jobName)"] + top.allocationArguments(jobs: jobs, cpusPerTask: cpus, time: time)
+        let request = AllocationRequest(cluster: cluster, arguments: arguments, messageFile: "\(workDirectory)/salloc.\(runToken).out")
+        let outcome: AllocationRequest.Outcome
         do {
-            output = try cluster.salloc.run(arguments)
+            let proceed = allocationRequest.withLock { slot -> Bool in
+                guard !interrupted.withLock({ $0 }) else { return false }
+                slot = request
+                return true
+            }
+            outcome = proceed ? try request.run { [waiting] text in waiting.withLock { $0 }?(text) } : .cancelled
         } catch {
             throw SlurmSetupError(["cannot run salloc: \(error)"])
         }
-        guard output.succeeded, let job = Self.grantedJob(in: output.standardError + output.standardOutput) else {
-            throw SlurmSetupError(["Slurm refused the run's allocation (salloc \(arguments.joined(separator: " "))): \(output.message)"])
+        allocationRequest.withLock { $0 = nil }
+        waiting.withLock { $0 }?(nil)
+        let job: String
+        switch outcome {
+        case .granted(let granted): job = granted
+        case .refused(let message):
+            throw SlurmSetupError(["Slurm refused the run's allocation (salloc \(arguments.joined(separator: " "))): \(message)"])
+        case .cancelled:
+            throw SlurmSetupError(["the run was stopped while its Slurm allocation was pending; the request is cancelled"])
         }
         allocation.withLock { $0 = job }
         guard graph.pipeline.slurmRunsInWorkerSteps else {
@@ -142,9 +166,7 @@ public final class SlurmExecutor: TaskExecutor {
 
     /// `salloc: Granted job allocation 1234` → `1234`.
     static func grantedJob(in text: String) -> String? {
-        guard let range = text.range(of: "Granted job allocation ") else { return nil }
-        let id = text[range.upperBound...].prefix { $0.isNumber }
-        return id.isEmpty ? nil : String(id)
+        AllocationRequest.job(after: "Granted job allocation ", in: text)
     }
 
     public func start(_ work: TaskWork, reporter: TaskReporter) throws -> any TaskExecution {
@@ -237,7 +259,15 @@ public final class SlurmExecutor: TaskExecutor {
     /// run in it (contract: SIGINT).
     public func cancel() {
         interrupted.withLock { $0 = true }
+        // A pending `salloc` ends now (it would hold `prepare()` until the cluster had room).
+        allocationRequest.withLock { $0 }?.cancel()
         if batch != nil { cancelEverything(verb: "cancelled") }
+    }
+
+    /// Allocation mode says while `salloc` pends, jobs mode while any job pends (`BatchJobQueue`).
+    public func reportWaiting(to report: @escaping @Sendable (String?) -> Void) {
+        waiting.withLock { $0 = report }
+        batch?.reportWaiting(to: report)
     }
 
     /// Releases the allocation, or cancels what is left of the batch jobs, after the run; blocks until

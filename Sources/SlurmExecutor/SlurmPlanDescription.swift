@@ -21,7 +21,8 @@ public struct SlurmPlanDescription: TaskDescribing {
         let spec = graph.pipeline.slurm ?? SlurmSpec()
         switch mode {
         case .allocation:
-            let arguments = spec.allocationArguments(jobs: jobs, cpusPerTask: graph.pipeline.slurmCPUsPerSlot)
+            let arguments = spec.allocationArguments(jobs: jobs, cpusPerTask: graph.pipeline.slurmCPUsPerSlot,
+                                                     time: graph.slurmAllocationTime)
             return ["on Slurm, allocation mode: salloc --no-shell \(arguments.joined(separator: " "))"
                 + (graph.pipeline.slurmRunsInWorkerSteps ? "; a worker step per slot runs the tasks (srun --exact -n1)" : "; each task a step (srun --exact -n1)")]
         case .jobs:
@@ -38,7 +39,8 @@ public struct SlurmPlanDescription: TaskDescribing {
         }
         if node.spec.service != nil { return "service: runs locally" }
         let niceness = (graph.qualityOfService(ofNode: index) ?? .default).niceness
-        return graph.pipeline.slurm(for: node.spec).taskArguments(mode: mode, niceness: niceness, timeout: node.spec.timeout)
+        let spec = mode == .jobs ? graph.pipeline.slurmJob(for: node.spec) : graph.pipeline.slurm(for: node.spec)
+        return spec.taskArguments(mode: mode, niceness: niceness, timeout: node.spec.timeout)
             .joined(separator: " ")
     }
 }

@@ -1,4 +1,5 @@
 import PipelineModel
+import TaskGraph
 
 extension SlurmSpec {
     /// The options of one task's batch job (jobs mode) or job step (allocation mode), as `sbatch`/`srun`
@@ -25,13 +26,15 @@ extension SlurmSpec {
     }
 
     /// The options of the run's allocation (allocation mode): `jobs` tasks of the most CPUs any task asks for.
-    func allocationArguments(jobs: Int, cpusPerTask: Int) -> [String] {
+    /// - Parameter time: seconds the allocation may last (`TaskGraph.slurmAllocationTime`), so that a run
+    ///   never holds the cluster longer.
+    func allocationArguments(jobs: Int, cpusPerTask: Int, time: Double) -> [String] {
         var arguments: [String] = ["--ntasks=\(jobs)", "--cpus-per-task=\(cpusPerTask)"]
         if let partition { arguments.append("--partition=\(partition)") }
         if let account { arguments.append("--account=\(account)") }
         if let nodes { arguments.append("--nodes=\(nodes)") }
         if let mem { arguments.append("--mem=\(mem)") }
-        if let time { arguments.append("--time=\(Self.slurmTime(seconds: time))") }
+        arguments.append("--time=\(Self.slurmTime(seconds: time))")
         return arguments + (sbatchArgs ?? [])
     }
 
@@ -62,6 +65,19 @@ extension Pipeline {
     }
 }
 
+extension Pipeline {
+    /// A task's Slurm settings as its batch job (jobs mode) gets them: `slurm(for:)`, but with `nodes`
+    /// only from the task's or its queue's own `slurm:`, never the top level's (the allocation's): a plain
+    /// task runs on one node, and only a task that asks for several (one that runs `srun` across them,
+    /// as an MPI task does) gets them (issue 34: a job given two nodes ran its script on the first only).
+    func slurmJob(for task: TaskSpec) -> SlurmSpec {
+        var spec = slurm(for: task)
+        let queue = task.queue.flatMap { self.queue(named: $0.value) }?.slurm
+        spec.nodes = task.slurm?.nodes ?? queue?.nodes
+        return spec
+    }
+}
+
 extension TaskSpec {
     /// Whether the task's work goes to the cluster under the Slurm executor: shell commands that are not a
     /// service. A service's address must be known here, and built-in steps run in jobgraph's process.
@@ -71,5 +87,30 @@ extension TaskSpec {
         case .run, .parallel: return true
         case .download, .filter: return false
         }
+    }
+}
+
+extension TaskGraph {
+    /// The allocation's time when a task may run without a limit and the file sets no `slurm: {time: …}`.
+    static let defaultSlurmAllocationTime = 3600.0
+
+    /// Seconds the run's allocation asks for (README, "On a Slurm cluster"): the top-level `slurm: {time: …}`
+    /// when the file sets one; else the sum of every cluster task's limit (its Slurm `time`, or jobgraph's
+    /// `timeout`) over all its attempts, as if nothing ran at once, plus a minute; at least an hour when some
+    /// task has no limit. The executor lowers it to the partition's own limit.
+    var slurmAllocationTime: Double {
+        if let time = pipeline.slurm?.time { return time }
+        var sum = 60.0
+        var unbounded = false
+        for node in nodes where node.spec.runsOnCluster {
+            guard let limit = pipeline.slurm(for: node.spec).time ?? node.spec.timeout else {
+                unbounded = true
+                continue
+            }
+            for attempt in 1...(node.spec.retries + 1) {
+                sum += node.spec.retryScale?.time(limit, attempt: attempt) ?? limit
+            }
+        }
+        return unbounded ? max(sum, Self.defaultSlurmAllocationTime) : sum
     }
 }

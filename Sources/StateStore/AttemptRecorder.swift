@@ -52,7 +52,7 @@ public final class AttemptRecorder: RunObserver {
             } catch {
                 lost(log.attempts.reduce(0) { count, _ in count + 1 }, error)
             }
-        case .output, .progress, .suspended, .stopping:
+        case .output, .progress, .suspended, .stopping, .executorWaiting:
             break
         }
     }

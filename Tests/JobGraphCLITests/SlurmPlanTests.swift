@@ -24,7 +24,7 @@ import Testing
         // A `parallel` group may hold several slots' CPUs: each task gets a step of its own then.
         try directory.write("version: 1\ntasks:\n  both: {parallel: [\"true\", \"true\"]}\n", to: "parallel.yaml")
         let steps = try await JobGraphBinary.run(["run", "parallel.yaml", "--dry-run", "--executor", "slurm", "--jobs", "2"], in: directory)
-        #expect(steps.outputLines.contains("on Slurm, allocation mode: salloc --no-shell --ntasks=2 --cpus-per-task=1; each task a step (srun --exact -n1)"),
+        #expect(steps.outputLines.contains("on Slurm, allocation mode: salloc --no-shell --ntasks=2 --cpus-per-task=1 --time=1:00:00; each task a step (srun --exact -n1)"),
                 "\(steps.outputLines)")
 
         let jobs = try await JobGraphBinary.run(["run", "p.yaml", "--dry-run", "--executor", "slurm", "--slurm-mode", "jobs"], in: directory)

@@ -185,6 +185,42 @@ struct SlurmRunTests {
         }, "a task's process outlived the run on the node")
     }
 
+    /// Issue 34: a run never holds the cluster forever, says what it waits for, and Ctrl-C and SIGTERM stop it
+    /// while its `salloc` pends. A job holding every CPU makes the allocation pend (reason `Resources`);
+    /// jobgraph says so, then the signal ends it with the interrupt's status, its pending allocation gone.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalStopsARunWhoseAllocationPends(signal: Int32) async throws {
+        let directory = try ScratchDirectory("jobgraph-slurm")
+        defer { directory.remove() }
+        try directory.write("version: 1\ntasks:\n  x: {run: 'touch x.ran', timeout: 2m}\n", to: "p.yaml")
+        let holder = try #require(await LocalSlurmCluster.client("sbatch", ["--parsable", "--job-name=holder", "--cpus-per-task=4",
+                                                                            "--time=5", "--output=/dev/null", "--wrap=sleep 300"]))
+        let holderJob = holder.trimmingCharacters(in: .whitespacesAndNewlines)
+        defer { Task { _ = await LocalSlurmCluster.client("scancel", [holderJob]) } }
+        #expect(await eventually(within: .seconds(30)) {
+            await LocalSlurmCluster.client("squeue", ["--noheader", "--jobs=\(holderJob)", "--format=%T"])?.contains("RUNNING") == true
+        })
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "1", "--executor", "slurm", "--slurm-mode", "allocation"],
+                                               in: directory, environment: LocalSlurmCluster.environment)
+        #expect(await running.waitForOutput(containing: "waiting for Slurm allocation "), "\(running.standardOutput)\n\(running.standardError)")
+        let said = running.standardOutput.split(separator: "\n").first { $0.contains("waiting for Slurm allocation ") }.map(String.init) ?? ""
+        #expect(said.hasSuffix(": Resources"), "\(said)")
+        let pending = try #require(AllocationText.job(in: said))
+        // The allocation asks for a time: a minute beyond the task's 2 minutes, rounded up to whole minutes.
+        let limit = await LocalSlurmCluster.client("squeue", ["--noheader", "--jobs=\(pending)", "--format=%l|%j|%T"])
+        let fields = (limit ?? "").trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
+        #expect(fields.count == 3 && fields[0] == "3:00" && fields[1].hasPrefix("jobgraph-") && fields[2] == "PENDING", "\(fields)")
+        let name = fields.count == 3 ? fields[1] : "jobgraph-"
+        running.send(signal)
+        let outcome = try await running.finish(within: .seconds(60))
+        #expect(outcome.status == (signal == SIGINT ? 130 : 143), "\(outcome.standardOutput)\n\(outcome.standardError)")
+        #expect(!directory.exists("x.ran"))
+        #expect(await eventually(within: .seconds(30), every: .milliseconds(100)) {
+            await LocalSlurmCluster.client("squeue", ["--noheader", "--format=%i"])?.trimmingCharacters(in: .whitespacesAndNewlines) == holderJob
+        }, "the pending allocation is still in squeue")
+        #expect(ProcessTable.living(withArgument: "--job-name=\(name)").isEmpty, "salloc outlived jobgraph")
+    }
+
     /// Issue 34: a batch job of a killed run goes on and ends with exit 0 while the next run's attempt of the
     /// same task exits 3. Each waits for the other: the orphan ends once the new attempt has begun, and the new
     /// attempt fails once the orphan's end is written. The orphan's end must not become the new run's verdict.
@@ -307,5 +343,14 @@ struct SlurmRunTests {
                                                    environment: LocalSlurmCluster.environment)
         #expect(outcome.status == 1)
         #expect(outcome.outputLines.contains { $0.hasPrefix("gpu failed: Slurm rejected the job: sbatch: error:") }, "\(outcome.outputLines)")
+    }
+}
+
+/// The job id in "waiting for Slurm allocation 123: Resources".
+enum AllocationText {
+    static func job(in line: String) -> String? {
+        guard let range = line.range(of: "waiting for Slurm allocation ") else { return nil }
+        let id = line[range.upperBound...].prefix { $0.isNumber }
+        return id.isEmpty ? nil : String(id)
     }
 }

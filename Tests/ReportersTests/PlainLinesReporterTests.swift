@@ -117,6 +117,23 @@ import PipelineModel
         ])
     }
 
+    /// Issue 34: a line each time what the run waits for on its cluster changes; none when it waits no more.
+    @Test func whatTheRunWaitsForIsALineStampedByTheWallClock() throws {
+        let output = try ConsoleFile()
+        var now = Events.start
+        let reporter = PlainLinesReporter(sink: output.console, now: { now })
+        reporter.observe(Events.started())
+        now = Events.start.addingTimeInterval(0.5)
+        reporter.observe(.executorWaiting("waiting for Slurm allocation 123: Priority"))
+        now = Events.start.addingTimeInterval(2)
+        reporter.observe(.executorWaiting("waiting for Slurm allocation 123: Resources"))
+        reporter.observe(.executorWaiting(nil))
+        #expect(output.lines.dropFirst() == [
+            "[  0.50s] waiting for Slurm allocation 123: Priority",
+            "[  2.00s] waiting for Slurm allocation 123: Resources",
+        ])
+    }
+
     @Test func finishedPrintsNothingBecauseTheSummaryFollows() throws {
         let output = try ConsoleFile()
         let reporter = PlainLinesReporter(sink: output.console)

@@ -86,6 +86,16 @@ private let summary = RunSummary(counts: [.succeeded: 1, .failed: 1], wallTime: 
         #expect(!harness.screen.visibleLines.contains("SUSPENDED — send SIGUSR2 to resume"))
     }
 
+    /// Issue 34: while the run waits for its cluster, the board says so under its header.
+    @Test func whatTheRunWaitsForShowsUntilItWaitsNoMore() {
+        let harness = BoardHarness()
+        harness.at(seconds: 0, Events.started())
+        harness.at(seconds: 1, .executorWaiting("waiting for Slurm allocation 123: Resources"))
+        #expect(harness.screen.visibleLines.contains("waiting for Slurm allocation 123: Resources"))
+        harness.at(seconds: 2, .executorWaiting(nil))
+        #expect(!harness.screen.visibleLines.contains { $0.hasPrefix("waiting for Slurm") })
+    }
+
     @Test func failuresAndOutputStayAboveTheBoardAndTheBoardIsGoneAtTheEnd() throws {
         let harness = BoardHarness()
         harness.at(seconds: 0, Events.started(taskCount: 2))

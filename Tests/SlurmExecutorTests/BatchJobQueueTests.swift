@@ -24,7 +24,7 @@ import Testing
         let token = try #require(submissions.first?.last?.firstMatch(of: /one\.1\.([0-9a-z]+)\.sh$/)?.1, "\(submissions)")
         #expect(submissions.first == [
             "--parsable", "--export=ALL", "--open-mode=append", "--chdir=\(folder)", "--partition=debug", "--mem=1G",
-            "--cpus-per-task=2", "--time=0:30:00", "--nice=10", "--qos=normal", "--job-name=one", "--output=\(slurm)/one.1.\(token).slurm.out",
+            "--cpus-per-task=2", "--time=0:30:00", "--nice=10", "--qos=normal", "--job-name=jobgraph-\(token)", "--comment=one", "--output=\(slurm)/one.1.\(token).slurm.out",
             "\(slurm)/one.1.\(token).sh",
         ], "\(run.fake.calls)")
         // `sbatch --parsable` answers `ID;CLUSTER`: the id is what comes before the `;`.
@@ -38,7 +38,7 @@ import Testing
         let array = try #require(fan.first { $0.contains { $0.hasPrefix("--array=") } }, "\(fan)")
         let items = fan.count == 1 ? 3 : 2
         #expect(array.dropFirst(common.count) == [
-            "--array=0-\(items - 1)", "--job-name=fan", "--output=\(slurm)/fan.array1.\(token)_%a.slurm.out", "\(slurm)/fan.array1.\(token).sh",
+            "--array=0-\(items - 1)", "--job-name=jobgraph-\(token)", "--comment=fan", "--output=\(slurm)/fan.array1.\(token)_%a.slurm.out", "\(slurm)/fan.array1.\(token).sh",
         ])
         #expect(["fan[x]", "fan[y]", "fan[z]"].allSatisfy { run.jobs[$0]?.wholeMatch(of: /10[1-3](_[0-2])?/) != nil }, "\(run.jobs)")
         if fan.count == 1 { #expect(Set(["fan[x]", "fan[y]", "fan[z]"].compactMap { run.jobs[$0] }) == ["101_0", "101_1", "101_2"]) }

@@ -16,8 +16,9 @@ import Testing
               two: {needs: [one], run: "exit 4"}
             """, mode: .allocation)
         defer { run.fake.directory.remove() }
-        #expect(run.fake.arguments(of: "salloc") == [
-            ["--no-shell", "--job-name=jobgraph", "--ntasks=2", "--cpus-per-task=1", "--partition=debug", "--account=lab", "--time=1:00:00"],
+        // The allocation's job name is the run's own (`jobgraph-` and the run's token).
+        #expect(run.fake.arguments(of: "salloc").map { $0.map { $0.hasPrefix("--job-name=jobgraph-") ? "--job-name=jobgraph-RUN" : $0 } } == [
+            ["--no-shell", "--job-name=jobgraph-RUN", "--ntasks=2", "--cpus-per-task=1", "--partition=debug", "--account=lab", "--time=1:00:00"],
         ])
         #expect(run.messages == ["slurm: allocation 100 (2 × 1 CPUs); 2 worker steps in it run the tasks"])
         // One long-lived step per `--jobs` slot, each fed the tasks through its standard input.
@@ -67,8 +68,9 @@ import Testing
         defer { run.fake.directory.remove() }
         let last = try #require(run.last("one"))
         #expect(last.to == .failed)
-        #expect(last.error == "Slurm refused the run's allocation (salloc --no-shell --job-name=jobgraph --ntasks=2 --cpus-per-task=1): "
-            + "salloc: error: Job submit/allocate failed: Invalid account or account/partition combination specified")
+        let error = (last.error ?? "").replacing(/--job-name=jobgraph-[0-9a-z]+/, with: "--job-name=jobgraph-RUN")
+        #expect(error == "Slurm refused the run's allocation (salloc --no-shell --job-name=jobgraph-RUN --ntasks=2 --cpus-per-task=1 "
+            + "--time=1:00:00): salloc: error: Job submit/allocate failed: Invalid account or account/partition combination specified")
         #expect(run.fake.arguments(of: "srun").isEmpty && run.fake.arguments(of: "scancel").isEmpty)
         #expect(run.messages.isEmpty && run.summary.executorNotes.isEmpty)
     }
