@@ -44,6 +44,8 @@ public final class TTYBoard: RunObserver {
     private var states: [TaskID: TaskState] = [:]
     private var doneCount = 0
     private var failedCount = 0
+    /// Tasks restored from the output cache: done without running, said apart on the board (issue 33).
+    private var restoredCount = 0
     private var rows: [TaskID: Row] = [:]
     private var nextSequence = 0
     private var isSuspended = false
@@ -144,9 +146,11 @@ public final class TTYBoard: RunObserver {
         let previous = states[transition.task]
         if let previous, previous.isTerminal { doneCount -= 1 }
         if previous == .failed { failedCount -= 1 }
+        if previous == .restored { restoredCount -= 1 }
         states[transition.task] = transition.to
         if transition.to.isTerminal { doneCount += 1 }
         if transition.to == .failed { failedCount += 1 }
+        if transition.to == .restored { restoredCount += 1 }
 
         if transition.to == .executing {
             rows[transition.task] = Row(queue: transition.queue, attempt: transition.attempt, started: now,
@@ -191,6 +195,7 @@ public final class TTYBoard: RunObserver {
         let total = max(declaredTaskCount, states.count)
         var header = pipelineFile.isEmpty ? "" : "\(pipelineFile): "
         header += "\(doneCount)/\(total) done, \(rows.count) running"
+        if restoredCount > 0 { header += ", \(restoredCount) restored" }
         if failedCount > 0 { header += ", \(failedCount) failed" }
         header += ", \(RunText.clock((now - (runStart ?? now)).inSeconds))"
         var lines = [header]

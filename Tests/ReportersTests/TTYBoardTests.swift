@@ -96,6 +96,17 @@ private let summary = RunSummary(counts: [.succeeded: 1, .failed: 1], wallTime: 
         #expect(!harness.screen.visibleLines.contains { $0.hasPrefix("waiting for Slurm") })
     }
 
+    @Test func tasksRestoredFromTheOutputCacheAreCountedOnTheBoard() {
+        let harness = BoardHarness()
+        harness.at(seconds: 0, Events.started(taskCount: 3))
+        harness.at(seconds: 0.2, Events.transition("a", .ready, .executing, at: 0.2))
+        harness.at(seconds: 0.3, Events.transition("b", .ready, .executing, at: 0.3))
+        harness.at(seconds: 0.4, Events.transition("a", .executing, .restored, at: 0.4, duration: 0.2))
+        harness.offset = .seconds(0.9)
+        harness.board.tick()
+        #expect(harness.screen.visibleLines.contains("photos.yaml: 1/3 done, 1 running, 1 restored, 0.9s"), "\(harness.screen.visibleLines)")
+    }
+
     @Test func failuresAndOutputStayAboveTheBoardAndTheBoardIsGoneAtTheEnd() throws {
         let harness = BoardHarness()
         harness.at(seconds: 0, Events.started(taskCount: 2))
