@@ -102,7 +102,8 @@ public struct Fingerprinter: Sendable {
     /// - Returns: the inputs in the order given; the records read afresh, to store (leaving out a file
     ///   that changed while it was read, so the next check reads it again); the first file that could
     ///   not be read, whose hash is left empty.
-    func hashes(of files: [(key: String, path: String)], known: [String: FileRecord],
+    /// - Parameter alsoKnown: records read afresh by earlier checks of the same pass, not stored yet.
+    func hashes(of files: [(key: String, path: String)], known: [String: FileRecord], alsoKnown: [String: FileRecord] = [:],
                 status examine: (String) -> FileStatus? = { FileStatus(path: $0) })
         -> (inputs: [TaskFingerprints.Input], refreshed: [FileRecord], unreadable: String?) {
         var inputs: [TaskFingerprints.Input] = []
@@ -115,7 +116,7 @@ public struct Fingerprinter: Sendable {
                 inputs.append(.init(path: file.key, sha256: ""))
                 continue
             }
-            if let record = known[file.key], status.matches(record) {
+            if let record = known[file.key] ?? alsoKnown[file.key], status.matches(record) {
                 inputs.append(.init(path: file.key, sha256: record.sha256))
                 continue
             }

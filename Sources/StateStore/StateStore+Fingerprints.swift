@@ -43,9 +43,9 @@ extension StateStore {
     /// read afresh, for the caller to store. The one place that decides (per task or for a whole run).
     /// - Parameter status: how a path is examined; a whole-run check passes one that examines each path once.
     func judge(_ task: TaskID, _ definition: TaskDefinition, files: [(key: String, path: String)], stored: StoredFingerprints?,
-               known: [String: FileRecord], status: (String) -> FileStatus? = { FileStatus(path: $0) })
+               known: [String: FileRecord], alsoKnown: [String: FileRecord] = [:], status: (String) -> FileStatus? = { FileStatus(path: $0) })
         -> (check: UpToDateCheck, refreshed: [FileRecord]) {
-        let (hashed, refreshed, unreadable) = fingerprinter.hashes(of: files, known: known, status: status)
+        let (hashed, refreshed, unreadable) = fingerprinter.hashes(of: files, known: known, alsoKnown: alsoKnown, status: status)
         let (fingerprint, encoding) = definition.fingerprintAndEncoding(knownFrom: stored)
         let fingerprints = TaskFingerprints(definition: fingerprint, inputs: hashed, definitionText: encoding)
         let verdict: UpToDateVerdict
