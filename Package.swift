@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "Execution", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "TaskGraph"]),
         .target(name: "ImageCodec", dependencies: ["JobGraphBasics", "CPNG", "CTurboJPEG"]),
         .target(name: "Steps", dependencies: ["JobGraphBasics", "JobGraphSystem", "PipelineModel", "Execution", "ImageCodec", "CCurl"]),
-        .target(name: "StateStore", dependencies: ["JobGraphBasics", "CSQLite", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution"]),
+        .target(name: "StateStore", dependencies: ["JobGraphBasics", "JobGraphSystem", "CSQLite", "YAMLNodes", "PipelineModel", "TaskGraph", "Execution"]),
         // Restoring outputs by content key, on disk and over HTTP (docs/cache.md); Steps' HTTP client for the remote.
         .target(name: "OutputCache", dependencies: ["JobGraphBasics", "PipelineModel", "Execution", "StateStore", "Steps"]),
         .target(name: "Reporters", dependencies: ["JobGraphBasics", "PipelineModel", "TaskGraph", "Execution"]),

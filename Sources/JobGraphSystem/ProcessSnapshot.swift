@@ -98,7 +98,7 @@ public struct ProcessSnapshot: Sendable {
     }
 
     /// The first `limit` bytes of a `/proc` file, or `nil` when it cannot be opened.
-    static func readSmallFile(_ path: String, limit: Int = 4096) -> [UInt8]? {
+    package static func readSmallFile(_ path: String, limit: Int = 4096) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import JobGraphSystem
 import PipelineModel
 
 /// Reading the run history: `jobgraph history`, and the durations that rank tasks by critical path.
@@ -184,7 +185,10 @@ extension StateStore {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),  // no lock file: nobody runs
               let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 else { return false }
         var file = stat()
-        guard stat(path, &file) == 0, let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else {
+        // Read to its end: Foundation's `String(contentsOfFile:)` stops after one page of a /proc file, and on a
+        // busy machine the holder's line was past it (issue 31's loaded tests: a running run read as interrupted).
+        guard stat(path, &file) == 0,
+              let locks = ProcessSnapshot.readSmallFile("/proc/locks", limit: 64 << 20).map({ String(decoding: $0, as: UTF8.self) }) else {
             return kill(pid, 0) == 0 || errno == EPERM
         }
         // `3: FLOCK  ADVISORY  WRITE 7941 fe:00:16220244 0 EOF`; a waiter's line has `->` after the number.

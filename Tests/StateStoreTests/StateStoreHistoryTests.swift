@@ -127,6 +127,26 @@ import Testing
         #expect(try store.recentRuns().map(\.outcome) == [.interrupted])
     }
 
+    /// /proc/locks is read to its end: with hundreds of other locks on the machine, the holder's line is
+    /// past the first page, where Foundation's `String(contentsOfFile:)` stopped.
+    @Test func theHolderIsFoundAmongManyOtherLocks() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try StateStore.open(directory: directory.path)
+        let lock = try store.acquireRunLock(for: "ci.yaml")
+        defer { lock.release() }
+        _ = try store.beginRun(pipelineFile: "ci.yaml", startTime: start, taskCount: 1)
+        // Taken after the run's: the kernel lists the newest first, so these come before the holder's line.
+        var others: [Int32] = []
+        defer { for descriptor in others { close(descriptor) } }
+        for number in 0..<300 {
+            let descriptor = open(directory.path + "/other-\(number)", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            try #require(descriptor >= 0 && flock(descriptor, LOCK_EX) == 0)
+            others.append(descriptor)
+        }
+        #expect(try store.recentRuns().map(\.outcome) == [.running])
+    }
+
     @Test func anUnfinishedRunWhosePidNowNamesAnotherProcessReadsAsInterrupted() throws {
         // A run killed with SIGKILL leaves its pid in the lock file; once pids wrap, a living process that
         // holds no lock may have it. Here that process is this one.
