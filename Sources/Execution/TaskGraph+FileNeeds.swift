@@ -31,7 +31,7 @@ extension TaskGraph {
     }
 
     private func addingFileNeeds(_ configuration: RunConfiguration, warnOverlaps: Bool, diagnostics: inout Diagnostics) -> TaskGraph? {
-        guard pipeline.tasks.contains(where: { !$0.outputs.isEmpty || $0.action.writesAFile }) else { return self }
+        guard pipeline.tasks.contains(where: { !$0.outputs.isEmpty || !$0.action.isShell }) else { return self }
         // The pipeline's `env` failing to render fails the run later, with its own message.
         guard let resolver = try? WorkResolver(graph: self, configuration: configuration) else { return self }
         let paths = nodes.map { node -> NodePaths? in
@@ -124,17 +124,4 @@ extension TaskGraph {
         }
         return listed
     }
-}
-
-extension Action {
-    /// Whether the step is shell commands, which declare no file of their own.
-    var isShell: Bool {
-        switch self {
-        case .run, .parallel: true
-        case .download, .filter: false
-        }
-    }
-
-    /// Whether the step itself writes a file (a download, a filter), which counts as a declared output.
-    var writesAFile: Bool { !isShell }
 }

@@ -244,6 +244,15 @@ public enum Action: Sendable {
     indirect case download(DownloadSpec)
     indirect case filter(FilterSpec)
 
+    /// Whether the step is shell commands (`run`, `parallel`), as opposed to a built-in step that runs in
+    /// jobgraph's process and names the file it writes.
+    public var isShell: Bool {
+        switch self {
+        case .run, .parallel: true
+        case .download, .filter: false
+        }
+    }
+
     /// The contract's key for this action.
     public var keyword: String {
         switch self {

@@ -82,11 +82,7 @@ extension TaskSpec {
     /// Whether the task's work goes to the cluster under the Slurm executor: shell commands that are not a
     /// service. A service's address must be known here, and built-in steps run in jobgraph's process.
     var runsOnCluster: Bool {
-        guard service == nil else { return false }
-        switch action {
-        case .run, .parallel: return true
-        case .download, .filter: return false
-        }
+        service == nil && action.isShell
     }
 }
 

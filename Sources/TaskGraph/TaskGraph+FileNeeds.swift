@@ -109,13 +109,18 @@ extension TaskGraph {
     }
 
     /// Whether edge `dependencies[node][edge]` was found from files.
-    public func isFoundFromFiles(node: Int, edge: Int) -> Bool { edgeNeeds[dependencies.firstEdge(of: node) + edge] <= -2 }
+    public func isFoundFromFiles(node: Int, edge: Int) -> Bool { Self.isInferred(code: edgeNeeds[dependencies.firstEdge(of: node) + edge]) }
 
     /// The `edgeNeeds` code of the inferred edge numbered `number`: below `commandLineOrder`.
     static func inferredCode(_ number: Int) -> Int32 { Int32(-2 - number) }
 
     static func inferredNeed(code: Int32, in inferred: [InferredNeed]) -> InferredNeed? {
-        code <= -2 ? inferred[Int(-2 - code)] : nil
+        isInferred(code: code) ? inferred[Int(-2 - code)] : nil
+    }
+
+    /// Whether an `edgeNeeds` code is one `inferredCode` made.
+    static func isInferred(code: Int32) -> Bool {
+        code <= -2
     }
 }
 
