@@ -16,9 +16,21 @@ struct TemporaryDirectory {
         try? FileManager.default.removeItem(atPath: path)   // best effort: a leftover temp dir harms nothing
     }
 
+    /// Written through a close-on-exec descriptor: Foundation's `String.write(toFile:)` opens without one,
+    /// so a child another test spawned meanwhile kept the file open for writing for its whole life, and
+    /// running the script failed with "Text file busy" (CI, `scriptWithoutInterpreterLineRunsThroughTheShell`).
     func write(_ text: String, to name: String, executable: Bool = false) throws {
         let file = path + "/" + name
-        try text.write(toFile: file, atomically: false, encoding: .utf8)
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, executable ? 0o755 : 0o644)
+        guard descriptor >= 0 else { throw SystemError("open", errno: Errno(rawValue: errno)) }
+        defer { close(descriptor) }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw SystemError("write", errno: Errno(rawValue: errno)) }
+            bytes = bytes.dropFirst(count)
+        }
         try FileManager.default.setAttributes([.posixPermissions: executable ? 0o755 : 0o644], ofItemAtPath: file)
     }
 }
