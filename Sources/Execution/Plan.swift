@@ -126,6 +126,11 @@ public struct Plan: Sendable {
     private var isAloneExecuting = false
     private var groupRemaining: [Int: Int] = [:]
     private var groupFailed: [Int: Bool] = [:]
+    /// Per dynamic fan-out not read yet: the tasks whose per-item needs name its items, waiting for its
+    /// list (see `waitForLists`).
+    private var listWaiters: [Int: [Int]] = [:]
+    /// Tasks with a per-item need that named no task at run time: each fails when it would start.
+    private var unresolvedNeeds: Set<Int> = []
     private var requests = Requests()
 
     /// - Parameters:
@@ -203,7 +208,7 @@ public struct Plan: Sendable {
     /// Makes the tasks that need nothing ready (or waiting); call once before the first `take`.
     public mutating func begin() -> [Transition] {
         var transitions: [Transition] = []
-        for index in tasks.indices where tasks[index].needs.isEmpty {
+        for index in tasks.indices where unfinishedNeeds[index] == 0 {
             settle(index, into: &transitions)
             endUpToDate(into: &transitions)
         }
@@ -312,14 +317,20 @@ public struct Plan: Sendable {
     /// How many tasks that need the service `index` have not ended yet.
     public func remainingNeeders(of index: Int) -> Int { Int(serviceNeeders[index]) }
 
-    /// Adds the items of an executing fan-out task; they need nothing more (the fan-out's own needs are
-    /// done), and the fan-out ends once they all have. An item with `hasConditions` checks its own (those
-    /// naming `{{ item }}`); the fan-out checked the rest before its list was read. Returns the new tasks' indices with the transitions.
-    public mutating func expand(_ group: Int, items: [Task]) -> (indices: Range<Int>, transitions: [Transition]) {
+    /// Adds the items of an executing fan-out task, and the fan-out ends once they all have. The fan-out's
+    /// own needs are done; an item needs only what its `needs` name: its per-item needs, indices of tasks
+    /// already in the Plan, in any state (docs/pipeline.md, "Per-item chains"). An item with `hasConditions`
+    /// checks its own (those naming `{{ item }}`); the fan-out checked the rest before its list was read.
+    /// The tasks waiting for this list (`listWaiters(of:)`) go on.
+    /// - Parameter resolved: the needs the items' per-item needs named, and those of the tasks waiting for
+    ///   this list (see `ItemNeeds`).
+    /// - Returns: the new tasks' indices, with the transitions.
+    public mutating func expand(_ group: Int, items: [Task], resolved: ItemNeeds = ItemNeeds()) -> (indices: Range<Int>, transitions: [Transition]) {
         var transitions: [Transition] = []
         let first = tasks.count
         guard tasks[group].isFanOut, states[group] == .executing else { return (first..<first, transitions) }
         for var item in items {
+            let needs = item.needs
             item.needs = []
             item.group = group
             tasks.append(item)
@@ -333,11 +344,16 @@ public struct Plan: Sendable {
             serviceReleased.append(false)
             serviceNeeders.append(0)
             rank.append(rank[group])
+            addNeeds(needs, to: tasks.count - 1)
         }
         let added = first..<tasks.count
+        for position in resolved.unresolvedItems where position < items.count { unresolvedNeeds.insert(first + position) }
+        for (waiter, needs) in resolved.waiterNeeds.sorted(by: { $0.key < $1.key }) { addNeeds(needs, to: waiter) }
+        for waiter in resolved.unresolvedWaiters where !states[waiter].isTerminal { unresolvedNeeds.insert(waiter) }
         groupRemaining[group] = items.count
+        releaseListWaiters(of: group, into: &transitions)
         if items.isEmpty { finish(group, as: .succeeded, into: &transitions) }
-        for index in added { settle(index, into: &transitions) }
+        for index in added where unfinishedNeeds[index] == 0 { settle(index, into: &transitions) }
         return (added, transitions)
     }
 
@@ -372,6 +388,8 @@ public struct Plan: Sendable {
             finish(index, as: cancelled ? .cancelled : .skipped, into: &transitions)
         } else if isStopping && when == .success {
             finish(index, as: .cancelled, into: &transitions)
+        } else if unresolvedNeeds.contains(index) {
+            failUnresolved(index, into: &transitions)
         } else if isUpToDateBeforeRun(index) {
             upToDateToEnd.append(index)
         } else if tasks[index].hasConditions && !conditionsChecked[index] {
@@ -413,6 +431,9 @@ public struct Plan: Sendable {
             if serviceNeeders[need] == 0 && states[need] == .executing { requests.stopServices.append(need) }
         }
         if let group = tasks[index].group { itemEnded(index, group: group, outcome: outcome, into: &transitions) }
+        // A fan-out that ends unread (it failed to read its list, or was skipped): those waiting for its items
+        // learn how it ended.
+        if listWaiters[index] != nil { releaseListWaiters(of: index, endedAs: outcome, into: &transitions) }
         let allowedFailure = outcome == .failed && tasks[index].allowsFailure
         for dependent in dependents[index] {
             let dependent = Int(dependent)
@@ -509,5 +530,84 @@ public struct Plan: Sendable {
         case .cancelled: .cancelled
         case .restored: .restored
         }
+    }
+}
+
+// MARK: - Per-item needs met at run time
+
+extension Plan {
+    /// What the per-item needs named once a fan-out's list was read (docs/pipeline.md, "Per-item chains").
+    public struct ItemNeeds: Sendable {
+        /// Positions among the new items of those whose per-item need named no task: each fails when it
+        /// would start, as a task that failed.
+        public var unresolvedItems: Set<Int> = []
+        /// Per task that waited for the list (`listWaiters(of:)`), its needs among the new items.
+        public var waiterNeeds: [Int: [Int]] = [:]
+        /// Tasks that waited for the list and whose per-item need named none of its items: each fails when
+        /// it would start.
+        public var unresolvedWaiters: Set<Int> = []
+
+        public init() {}
+    }
+
+    /// Makes tasks wait for dynamic fan-outs' lists to be read, as well as for their needs: a task whose
+    /// per-item need names an item of such a fan-out (`map[{{ index }}]`) can tell which item only once
+    /// the list is read (docs/pipeline.md, "Per-item chains"). Call before `begin`.
+    /// - Parameter lists: per task, the fan-outs whose lists it waits for; none of them among its `needs`.
+    public mutating func waitForLists(_ lists: [Int: [Int]]) {
+        for (task, groups) in lists.sorted(by: { $0.key < $1.key }) {
+            for group in groups where tasks[group].isFanOut {
+                listWaiters[group, default: []].append(task)
+                unfinishedNeeds[task] += 1
+            }
+        }
+    }
+
+    /// The tasks waiting for the list of the fan-out `group` to be read: `expand` gives those that are not
+    /// fan-outs themselves their needs among its items (`ItemNeeds.waiterNeeds`).
+    public func listWaiters(of group: Int) -> [Int] { listWaiters[group] ?? [] }
+
+    /// Adds needs to a task that is still pending (an item being added, or a task waiting for a list): it
+    /// waits for those not ended; those ended count as they ended (a failed one skips it, unless its
+    /// `when` says otherwise).
+    private mutating func addNeeds(_ needs: [Int], to task: Int) {
+        guard states[task] == .pending else { return }
+        for need in needs where need != task && !tasks[task].needs.contains(need) {
+            tasks[task].needs.append(need)
+            if tasks[need].isService { serviceNeeders[need] += 1 }
+            if let outcome = Self.outcome(of: states[need]) {
+                note(outcome, allowedFailure: outcome == .failed && tasks[need].allowsFailure, forDependent: task)
+            } else if !(tasks[need].isService && serviceReleased[need]) {
+                dependents[need].append(Int32(task))
+                unfinishedNeeds[task] += 1
+            }
+        }
+    }
+
+    /// The fan-out `group` was read (`endedAs` nil) or ended unread: the tasks waiting for its list go on.
+    private mutating func releaseListWaiters(of group: Int, endedAs outcome: Outcome? = nil, into transitions: inout [Transition]) {
+        guard let waiters = listWaiters.removeValue(forKey: group) else { return }
+        for waiter in waiters where !states[waiter].isTerminal {
+            if let outcome { note(outcome, allowedFailure: outcome == .failed && tasks[group].allowsFailure, forDependent: waiter) }
+            unfinishedNeeds[waiter] -= 1
+            if unfinishedNeeds[waiter] == 0 { settle(waiter, into: &transitions) }
+        }
+    }
+
+    /// Fails a task whose per-item need named no task; as any failure, it stops the run unless `--keep-going`.
+    private mutating func failUnresolved(_ index: Int, into transitions: inout [Transition]) {
+        unresolvedNeeds.remove(index)
+        finish(index, as: .failed, into: &transitions)
+        if !tasks[index].allowsFailure, !keepGoing, !isStopping {
+            isStopping = true
+            cancelWaiting(into: &transitions)
+        }
+    }
+
+    /// How a task in a terminal state ended; `nil` while it has not.
+    private static func outcome(of state: TaskState) -> Outcome? {
+        guard state.isTerminal else { return nil }
+        let outcomes: [Outcome] = [.succeeded, .failed, .skipped, .upToDate, .cancelled, .restored]
+        return outcomes.first { Self.state(of: $0) == state }
     }
 }

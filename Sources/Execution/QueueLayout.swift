@@ -27,6 +27,16 @@ extension Plan {
     public init(graph: TaskGraph, layout: QueueLayout, jobs: Int, keepGoing: Bool, durations: [Double]? = nil) {
         let criticalPaths = durations.map { graph.criticalPathLengths(durations: $0) } ?? graph.criticalPathLengths()
         let categories = ExclusivityCategories(graph: graph)
+        // Per-item needs that the run resolves once a list is read (docs/pipeline.md, "Per-item chains").
+        var lists: [Int: [Int]] = [:]
+        var needsOf: [Int: [Int]] = [:]
+        if graph.hasItemNeeds {
+            for index in graph.nodes.indices where graph.nodes[index].hasItemNeeds {
+                let resolved = graph.runNeeds(ofNode: index)
+                needsOf[index] = resolved.needs
+                if !resolved.lists.isEmpty { lists[index] = resolved.lists }
+            }
+        }
         // Each node read in place: binding it copied its whole TaskSpec, a retain and release per field
         // (perf, checked no-op rerun of 100,000 tasks: a quarter of the runner's setup).
         let tasks = graph.nodes.withUnsafeBufferPointer { nodes in
@@ -36,7 +46,7 @@ extension Plan {
                 let isFanOut = nodes[index].isDynamicFanOut
                 return Plan.Task(id: nodes[index].id, queue: layout.queueOfTask[index], priority: nodes[index].spec.priority,
                                  criticalPath: criticalPaths[index], when: nodes[index].spec.when,
-                                 allowsFailure: nodes[index].spec.allowFailure, needs: Array(graph.dependencies[index]),
+                                 allowsFailure: nodes[index].spec.allowFailure, needs: needsOf[index] ?? Array(graph.dependencies[index]),
                                  hasConditions: nodes[index].spec.conditions.contains { !isFanOut || !$0.usesItem },
                                  categories: categories.indices(of: nodes[index].spec.exclusive),
                                  weight: weight, isService: nodes[index].spec.service != nil, isFanOut: isFanOut,
@@ -44,6 +54,7 @@ extension Plan {
             }
         }
         self.init(tasks: tasks, jobs: jobs, queueLimits: layout.limits, categoryCount: categories.names.count, keepGoing: keepGoing)
+        waitForLists(lists)
     }
 
     /// The order tasks would start if every task succeeded and took the same time, conditions held and

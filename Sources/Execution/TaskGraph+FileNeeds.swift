@@ -11,22 +11,27 @@ extension TaskGraph {
     ///   templating, per item, joined to each task's folder. A path that cannot be rendered yet (a param
     ///   before it is given, a dynamic fan-out's `{{ item }}`) takes no part. A fan-out's `from:` list counts
     ///   among what it reads.
-    /// - A fan-out that then needs nothing would read its list as the run starts: it is read now, so the
-    ///   dry run, `graph` and `explain` show its items and per-item needs reach them (docs/pipeline.md,
-    ///   "foreach"). A list that is missing or unreadable is left to the run, which reports it.
+    /// - A fan-out that then needs nothing (but the items its per-item needs name) would read its list as
+    ///   the run starts: it is read now, so the dry run, `graph` and `explain` show its items and per-item
+    ///   needs reach them (docs/pipeline.md, "foreach"). A list that is missing or unreadable is left to the
+    ///   run, which reports it.
     /// - Parameters:
     ///   - pipelineDirectory: the pipeline's folder, absolute.
     ///   - warnOverlaps: warn where an input glob and an output glob may name the same files (`validate`).
+    ///   - previewingLists: for a graph that is shown, not run (`--dry-run`, `graph`, `explain`): the list
+    ///     of a fan-out that has needs is read now too, when no task writes it (it is an input of the
+    ///     pipeline); its items wait for those needs. A run reads such a list once its needs are done.
     /// - Returns: the graph, or `nil` on an error (reported in `diagnostics`).
-    public func resolvingFiles(pipelineDirectory: String, warnOverlaps: Bool = false, diagnostics: inout Diagnostics) -> TaskGraph? {
+    public func resolvingFiles(
+        pipelineDirectory: String, warnOverlaps: Bool = false, previewingLists: Bool = false, diagnostics: inout Diagnostics
+    ) -> TaskGraph? {
         let configuration = RunConfiguration(
             jobs: 1, pipelineDirectory: pipelineDirectory, stateDirectory: pipelineDirectory, environment: [:], processorCount: 1)
         var graph = addingFileNeeds(configuration, warnOverlaps: warnOverlaps, diagnostics: &diagnostics)
-        if let withNeeds = graph, let listed = withNeeds.listsReadable(configuration), !listed.isEmpty {
+        if let withNeeds = graph, let listed = withNeeds.listsReadable(configuration, previewing: previewingLists), !listed.isEmpty {
             graph = TaskGraph.build(pipeline, listedItems: listed, diagnostics: &diagnostics)?
                 .addingFileNeeds(configuration, warnOverlaps: false, diagnostics: &diagnostics)
         }
-        graph?.reportItemNeedsLeftForTheRun(diagnostics: &diagnostics)
         return diagnostics.hasErrors ? nil : graph
     }
 
@@ -103,25 +108,28 @@ extension TaskGraph {
         return path.hasPrefix(pipelineDirectory + "/") ? String(path.dropFirst(pipelineDirectory.utf8.count + 1)) : path
     }
 
-    /// The items of each dynamic fan-out that needs nothing, read from its list, by its task's position in
-    /// the pipeline; `nil` when the pipeline's templates cannot be rendered.
-    private func listsReadable(_ configuration: RunConfiguration) -> [Int: [ForeachItem]]? {
+    /// The items of each dynamic fan-out whose list can be read now, read from its list, by its task's
+    /// position in the pipeline; `nil` when the pipeline's templates cannot be rendered. A list can be read
+    /// now when its task would read it as the run starts, or, `previewing`, when no task writes it.
+    private func listsReadable(_ configuration: RunConfiguration, previewing: Bool) -> [Int: [ForeachItem]]? {
         guard nodes.contains(where: \.isDynamicFanOut), let resolver = try? WorkResolver(graph: self, configuration: configuration) else {
             return nil
         }
         var listed: [Int: [ForeachItem]] = [:]
-        for node in nodes where node.isDynamicFanOut && dependencies[node.index].isEmpty {
+        for node in nodes where node.isDynamicFanOut {
             let task = RunTask(node: node, graph: self, queue: 0)
-            guard case .file(let source)? = task.spec.foreach, let list = try? resolver.fanOutList(for: task),
+            guard case .file(let source)? = task.spec.foreach,
+                  previewing ? !isWritten(source.location, readBy: node.index) : runNeeds(ofNode: node.index).needs.isEmpty,
+                  let list = try? resolver.fanOutList(for: task),
                   let items = try? FanOutItems.read(list.path, shownAs: list.shown),
                   let position = pipeline.tasks.firstIndex(where: { $0.id == node.id }) else { continue }
-            listed[position] = items.enumerated().map { index, item in
-                switch item {
-                case .string(let value): ForeachItem(value: value, index: index, location: source.location)
-                case .object(let fields): ForeachItem(value: "", index: index, location: source.location, fields: fields)
-                }
-            }
+            listed[position] = items.enumerated().map { ForeachItem($1, index: $0, location: source.location) }
         }
         return listed
+    }
+
+    /// Whether a task declares it writes what `node` reads as declared at `input` (an edge found from files).
+    private func isWritten(_ input: SourceLocation, readBy node: Int) -> Bool {
+        dependencies[node].indices.contains { inferredNeed(ofNode: node, edge: $0)?.input == input }
     }
 }

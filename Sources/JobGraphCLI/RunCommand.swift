@@ -91,7 +91,7 @@ struct RunCommand: AsyncParsableCommand {
             session.store.readUpToDateBatchAhead()
             earlySession = session
         }
-        guard let graph = reportedSelection(source, variableOverrides: pipeline.variableOverrides) else {
+        guard let graph = reportedSelection(source, variableOverrides: pipeline.variableOverrides, previewingLists: dryRun) else {
             earlySession?.close()
             throw ExitCode(ExitStatus.invalid)
         }
