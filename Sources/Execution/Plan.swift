@@ -205,10 +205,11 @@ public struct Plan: Sendable {
         index < upToDateBeforeRun.count && upToDateBeforeRun[index]
     }
 
-    /// Makes the tasks that need nothing ready (or waiting); call once before the first `take`.
+    /// Makes the tasks that need nothing ready (or waiting), nor wait for a list; call once before the first `take`.
     public mutating func begin() -> [Transition] {
         var transitions: [Transition] = []
-        for index in tasks.indices where unfinishedNeeds[index] == 0 {
+        // Still pending: a task settled through an earlier one's end (up to date before the run) is not again.
+        for index in tasks.indices where unfinishedNeeds[index] == 0 && states[index] == .pending {
             settle(index, into: &transitions)
             endUpToDate(into: &transitions)
         }
