@@ -27,19 +27,23 @@ extension TaskGraph {
     ) -> TaskGraph? {
         let configuration = RunConfiguration(
             jobs: 1, pipelineDirectory: pipelineDirectory, stateDirectory: pipelineDirectory, environment: [:], processorCount: 1)
-        var graph = addingFileNeeds(configuration, warnOverlaps: warnOverlaps, diagnostics: &diagnostics)
-        if let withNeeds = graph, let listed = withNeeds.listsReadable(configuration, previewing: previewingLists), !listed.isEmpty {
-            graph = TaskGraph.build(pipeline, listedItems: listed, diagnostics: &diagnostics)?
-                .addingFileNeeds(configuration, warnOverlaps: false, diagnostics: &diagnostics)
+        let paths = declaredPaths(configuration)
+        var graph = paths.map { addingFileNeeds($0, warnOverlaps: warnOverlaps, diagnostics: &diagnostics) } ?? self
+        let outputs = previewingLists ? OutputIndex(paths ?? []) : nil
+        if let withNeeds = graph, let listed = withNeeds.listsReadable(configuration, previewingWith: outputs), !listed.isEmpty {
+            graph = TaskGraph.build(pipeline, listedItems: listed, diagnostics: &diagnostics).flatMap { rebuilt in
+                rebuilt.declaredPaths(configuration).map { rebuilt.addingFileNeeds($0, diagnostics: &diagnostics) } ?? rebuilt
+            }
         }
         return diagnostics.hasErrors ? nil : graph
     }
 
-    private func addingFileNeeds(_ configuration: RunConfiguration, warnOverlaps: Bool, diagnostics: inout Diagnostics) -> TaskGraph? {
-        guard pipeline.tasks.contains(where: { !$0.outputs.isEmpty || !$0.action.isShell }) else { return self }
+    /// Per node, the paths it reads and writes, rendered; `nil` when no task declares what it writes.
+    private func declaredPaths(_ configuration: RunConfiguration) -> [NodePaths?]? {
+        guard pipeline.tasks.contains(where: { !$0.outputs.isEmpty || !$0.action.isShell }) else { return nil }
         // The pipeline's `env` failing to render fails the run later, with its own message.
-        guard let resolver = try? WorkResolver(graph: self, configuration: configuration) else { return self }
-        let paths = nodes.map { node -> NodePaths? in
+        guard let resolver = try? WorkResolver(graph: self, configuration: configuration) else { return nil }
+        return nodes.map { node -> NodePaths? in
             let spec = node.spec
             // Most tasks write their paths out in full and run in the pipeline's folder: joined as they are,
             // without a task's context (perf record, no-op rerun of 10,000 layered tasks: rendering through
@@ -77,7 +81,6 @@ extension TaskGraph {
             }
             return declared
         }
-        return addingFileNeeds(paths, warnOverlaps: warnOverlaps, diagnostics: &diagnostics)
     }
 
     /// Templates without placeholders as paths of a task in the pipeline's folder (an `!` exclusion names
@@ -110,26 +113,46 @@ extension TaskGraph {
 
     /// The items of each dynamic fan-out whose list can be read now, read from its list, by its task's
     /// position in the pipeline; `nil` when the pipeline's templates cannot be rendered. A list can be read
-    /// now when its task would read it as the run starts, or, `previewing`, when no task writes it.
-    private func listsReadable(_ configuration: RunConfiguration, previewing: Bool) -> [Int: [ForeachItem]]? {
+    /// now when its task would read it as the run starts (it needs nothing, and the lists its per-item
+    /// needs wait for are read now too), or, previewing, when no task writes it.
+    /// - Parameter outputs: previewing, what the tasks declare they write.
+    private func listsReadable(_ configuration: RunConfiguration, previewingWith outputs: OutputIndex?) -> [Int: [ForeachItem]]? {
         guard nodes.contains(where: \.isDynamicFanOut), let resolver = try? WorkResolver(graph: self, configuration: configuration) else {
             return nil
         }
+        var readable = Set<Int>()
+        if let outputs {
+            for node in nodes where node.isDynamicFanOut {
+                let task = RunTask(node: node, graph: self, queue: 0)
+                guard let list = try? resolver.fanOutList(for: task), let directory = try? resolver.workingDirectory(for: task) else { continue }
+                let path = Self.declared(list.path, in: directory, pipelineDirectory: configuration.pipelineDirectory)
+                if !outputs.producers(of: path).contains(where: { $0.node != node.index }) { readable.insert(node.index) }
+            }
+        } else {
+            var waits: [Int: [Int]] = [:]
+            for node in nodes where node.isDynamicFanOut {
+                let needs = runNeeds(ofNode: node.index)
+                if needs.needs.isEmpty { waits[node.index] = needs.lists }
+            }
+            // The lists waited for form no cycle (they are edges of the graph): each round adds one at least.
+            var added = true
+            while added {
+                added = false
+                for (node, lists) in waits where !readable.contains(node) && lists.allSatisfy(readable.contains) {
+                    readable.insert(node)
+                    added = true
+                }
+            }
+        }
         var listed: [Int: [ForeachItem]] = [:]
-        for node in nodes where node.isDynamicFanOut {
-            let task = RunTask(node: node, graph: self, queue: 0)
+        for node in readable.sorted() {
+            let task = RunTask(node: nodes[node], graph: self, queue: 0)
             guard case .file(let source)? = task.spec.foreach,
-                  previewing ? !isWritten(source.location, readBy: node.index) : runNeeds(ofNode: node.index).needs.isEmpty,
                   let list = try? resolver.fanOutList(for: task),
                   let items = try? FanOutItems.read(list.path, shownAs: list.shown),
-                  let position = pipeline.tasks.firstIndex(where: { $0.id == node.id }) else { continue }
+                  let position = pipeline.tasks.firstIndex(where: { $0.id == task.id }) else { continue }
             listed[position] = items.enumerated().map { ForeachItem($1, index: $0, location: source.location) }
         }
         return listed
-    }
-
-    /// Whether a task declares it writes what `node` reads as declared at `input` (an edge found from files).
-    private func isWritten(_ input: SourceLocation, readBy node: Int) -> Bool {
-        dependencies[node].indices.contains { inferredNeed(ofNode: node, edge: $0)?.input == input }
     }
 }
