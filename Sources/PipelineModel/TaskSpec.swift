@@ -342,7 +342,8 @@ public enum Condition: Sendable {
 public enum Foreach: Sendable {
     /// Items written in the file; each item is a string and its task is `id[item]`.
     case items([Located<String>])
-    /// Items read once the task's needs are done (a JSON array or lines of text); tasks `id[0]`, `id[1]` ….
+    /// Items read once the task's needs that do not depend on the item are done (a JSON array or lines of
+    /// text); tasks `id[0]`, `id[1]` ….
     case file(Template)
 }
 
