@@ -71,6 +71,8 @@ extension Runner {
             var itemNeeds = RunItemNeeds(graph: graph, listed: book.listedItems, group: group, first: book.plan.tasks.count, itemCount: items.count)
             var resolved = Plan.ItemNeeds()
             let hasItemNeeds = graph.nodes[group].hasItemNeeds
+            var listLocation = groupTask.spec.location
+            if case .file(let source)? = groupTask.spec.foreach { listLocation = source.location }
             let planItems = items.indices.map { number in
                 var item = book.plan.tasks[group]
                 item.id = groupTask.id.item(String(number))
@@ -78,7 +80,7 @@ extension Runner {
                 item.hasConditions = groupTask.spec.conditions.contains(where: \.usesItem)
                 item.needs = []
                 if hasItemNeeds {
-                    switch itemNeeds.needs(ofItem: ForeachItem(items[number], index: number, location: groupTask.spec.location), id: item.id) {
+                    switch itemNeeds.needs(ofItem: ForeachItem(items[number], index: number, location: listLocation), id: item.id) {
                     case .success(let needs): item.needs = needs
                     case .failure(let failure):
                         resolved.unresolvedItems.insert(number)
