@@ -27,16 +27,9 @@ extension Plan {
     public init(graph: TaskGraph, layout: QueueLayout, jobs: Int, keepGoing: Bool, durations: [Double]? = nil) {
         let criticalPaths = durations.map { graph.criticalPathLengths(durations: $0) } ?? graph.criticalPathLengths()
         let categories = ExclusivityCategories(graph: graph)
-        // Per-item needs that the run resolves once a list is read (docs/pipeline.md, "Per-item chains").
+        // Per task, the lists its per-item needs wait for, read at run time (docs/pipeline.md, "Per-item chains").
         var lists: [Int: [Int]] = [:]
-        var needsOf: [Int: [Int]] = [:]
-        if graph.hasItemNeeds {
-            for index in graph.nodes.indices where graph.nodes[index].hasItemNeeds {
-                let resolved = graph.runNeeds(ofNode: index)
-                needsOf[index] = resolved.needs
-                if !resolved.lists.isEmpty { lists[index] = resolved.lists }
-            }
-        }
+        let hasItemNeeds = graph.hasItemNeeds
         // Each node read in place: binding it copied its whole TaskSpec, a retain and release per field
         // (perf, checked no-op rerun of 100,000 tasks: a quarter of the runner's setup).
         let tasks = graph.nodes.withUnsafeBufferPointer { nodes in
@@ -44,9 +37,17 @@ extension Plan {
                 var weight = 1
                 if case .parallel(let commands) = nodes[index].spec.action { weight = max(1, commands.count) }
                 let isFanOut = nodes[index].isDynamicFanOut
+                let needs: [Int]
+                if hasItemNeeds && nodes[index].hasItemNeeds {
+                    let resolved = graph.runNeeds(ofNode: index)
+                    needs = resolved.needs
+                    if !resolved.lists.isEmpty { lists[index] = resolved.lists }
+                } else {
+                    needs = Array(graph.dependencies[index])
+                }
                 return Plan.Task(id: nodes[index].id, queue: layout.queueOfTask[index], priority: nodes[index].spec.priority,
                                  criticalPath: criticalPaths[index], when: nodes[index].spec.when,
-                                 allowsFailure: nodes[index].spec.allowFailure, needs: needsOf[index] ?? Array(graph.dependencies[index]),
+                                 allowsFailure: nodes[index].spec.allowFailure, needs: needs,
                                  hasConditions: nodes[index].spec.conditions.contains { !isFanOut || !$0.usesItem },
                                  categories: categories.indices(of: nodes[index].spec.exclusive),
                                  weight: weight, isService: nodes[index].spec.service != nil, isFanOut: isFanOut,
