@@ -87,16 +87,7 @@ struct HistoryRunTests {
     /// (`UpToDatePrepass.tasksPerWay`), in chains of ten: a change at the head of one chain runs that chain.
     @Test func aLargeGraphIsCheckedAtOnceAndRunsOnlyWhatAChangeReaches() async throws {
         let chains = 10, length = 10
-        var yaml = "version: 1\ntasks:\n"
-        for chain in 0..<chains {
-            for link in 0..<length {
-                let input = link == 0 ? "src-\(chain).txt" : "out/\(chain)-\(link - 1).txt"
-                let needs = link == 0 ? "" : "needs: [t\(chain)-\(link - 1)], "
-                yaml += "  t\(chain)-\(link): {\(needs)run: \"mkdir -p out && cat \(input) > out/\(chain)-\(link).txt\", "
-                    + "inputs: [\(input)], outputs: [out/\(chain)-\(link).txt]}\n"
-            }
-        }
-        let project = try Project(yaml)
+        let project = try Project(chainsYAML(chains: chains, length: length))
         defer { project.remove() }
         for chain in 0..<chains { try project.directory.write("chain \(chain)", to: "src-\(chain).txt") }
         let build = try await project.run()
@@ -117,16 +108,7 @@ struct HistoryRunTests {
     @Test func theCheckBeforeTheRunSkipsTasksBehindATaskWithNoSuccess() async throws {
         // Three chains of three: only a task whose needs all have a success can be found up to date, so only
         // those are checked before the run; the rest are checked as they start.
-        var yaml = "version: 1\ntasks:\n"
-        for chain in 0..<3 {
-            for link in 0..<3 {
-                let input = link == 0 ? "src-\(chain).txt" : "out/\(chain)-\(link - 1).txt"
-                let needs = link == 0 ? "" : "needs: [t\(chain)-\(link - 1)], "
-                yaml += "  t\(chain)-\(link): {\(needs)run: \"mkdir -p out && cat \(input) > out/\(chain)-\(link).txt\", "
-                    + "inputs: [\(input)], outputs: [out/\(chain)-\(link).txt]}\n"
-            }
-        }
-        let project = try Project(yaml)
+        let project = try Project(chainsYAML(chains: 3, length: 3))
         defer { project.remove() }
         for chain in 0..<3 { try project.directory.write("chain \(chain)", to: "src-\(chain).txt") }
         let checked = Locked<[String]>([])
@@ -282,6 +264,21 @@ struct HistoryRunTests {
 }
 
 /// A scratch folder with `pipeline.yaml` and its state store, run again and again through the Runner.
+/// `chains` chains of `length` tasks `tC-L`: the first reads `src-C.txt`, each writes `out/C-L.txt`, which
+/// the next in its chain reads and needs.
+private func chainsYAML(chains: Int, length: Int) -> String {
+    var yaml = "version: 1\ntasks:\n"
+    for chain in 0..<chains {
+        for link in 0..<length {
+            let input = link == 0 ? "src-\(chain).txt" : "out/\(chain)-\(link - 1).txt"
+            let needs = link == 0 ? "" : "needs: [t\(chain)-\(link - 1)], "
+            yaml += "  t\(chain)-\(link): {\(needs)run: \"mkdir -p out && cat \(input) > out/\(chain)-\(link).txt\", "
+                + "inputs: [\(input)], outputs: [out/\(chain)-\(link).txt]}\n"
+        }
+    }
+    return yaml
+}
+
 private struct Project {
     let directory: ScratchDirectory
     let graph: TaskGraph
