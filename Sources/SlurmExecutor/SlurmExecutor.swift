@@ -181,6 +181,7 @@ public final class SlurmExecutor: TaskExecutor {
         var work = work
         work.environment[SessionWatchdog.variable] = nil
         work.environment[TaskWork.attemptVariable] = String(work.attempt)
+        work.environment[TaskWork.cpusVariable] = String(work.cpus)
         work.sharedEnvironment = nil
         let statusFile = "\(workDirectory)/\(Self.fileName(work.id)).\(work.attempt).\(runToken).status"
         if let batch {
