@@ -105,10 +105,12 @@ public struct LimitedResources: Sendable {
     }
 
     /// What a task with these `resources` holds of the limited ones; nothing of a name with no total.
+    /// At most the total, as a task's slots are at most `--jobs`: the run refuses a task asking more before
+    /// it starts, and one that got past (a file changed under `--watch`) must not wait for ever.
     func demands(of resources: Resources?) -> [Plan.Demand] {
         guard let resources else { return [] }
         return resources.amounts.compactMap { amount in
-            names.firstIndex(of: amount.name).map { Plan.Demand(resource: $0, amount: amount.value) }
+            names.firstIndex(of: amount.name).map { Plan.Demand(resource: $0, amount: min(amount.value, totals[$0])) }
         }
     }
 }

@@ -1,4 +1,6 @@
+import JobGraphBasics
 import PipelineModel
+import TaskGraph
 import Testing
 @testable import Execution
 
@@ -102,5 +104,24 @@ private func mem(_ amount: Int64) -> [Plan.Demand] { [Plan.Demand(resource: 0, a
         // The fan-out itself holds nothing; two items of 3 fit in 7.
         #expect(plan.take().started == Array(added.prefix(2)))
         #expect(plan.resourcesInUse == [6])
+    }
+
+    @Test func theGraphsPlanHoldsEachTasksCPUsAsSlotsAndItsLimitedResources() throws {
+        var diagnostics = Diagnostics()
+        let graph = try #require(PipelineCheck.graph(yaml: """
+            version: 1
+            tasks:
+              wide: {run: "true", resources: {cpus: 2, mem: 8G, licences: 1}}
+              pair: {parallel: ["true", "true"], resources: {cpus: 2}}
+              huge: {run: "true", resources: {mem: 64G}}
+            """, file: "p.yaml", diagnostics: &diagnostics), "\(diagnostics.all)")
+        let totals = Resources([.init(name: "mem", value: 16 << 30)])
+        let plan = Plan(graph: graph, layout: QueueLayout(graph: graph, jobs: 8, processorCount: 8), jobs: 8, keepGoing: false,
+                        resources: totals)
+        #expect(plan.resourceTotals == [16 << 30])
+        #expect(plan.tasks.map(\.weight) == [2, 4, 1])
+        // `licences` has no total, so it limits nothing; `huge` asks more than the total, which the run
+        // refuses before it starts, and the Plan holds it to the total rather than waiting for ever.
+        #expect(plan.tasks.map(\.demands) == [[Plan.Demand(resource: 0, amount: 8 << 30)], [], [Plan.Demand(resource: 0, amount: 16 << 30)]])
     }
 }
