@@ -82,6 +82,11 @@ struct ResourcesRunTests {
         let dryRun = try await JobGraphBinary.run(["run", "p.yaml", "--jobs", "4", "--resources", "gpus=2,mem=4G", "--dry-run"], in: directory)
         #expect(dryRun.status == 0, "\(dryRun.standardError)")
 
+        // `validate` refuses what the file's totals cannot give; `cpus` against `--jobs` is the run's to check.
+        let validated = try await JobGraphBinary.run(["validate", "p.yaml"], in: directory)
+        #expect(validated.status == 2)
+        #expect(validated.standardError == "p.yaml:5:66: error: task 'wide' asks for gpus 2, more than the total: the top-level 'resources' (gpus: 1)\n")
+
         let bad = try await JobGraphBinary.run(["run", "p.yaml", "--resources", "mem=lots"], in: directory)
         #expect(bad.status == 2)
         #expect(bad.standardError.contains("invalid amount 'lots' for 'mem' in '--resources'"), "\(bad.standardError)")
