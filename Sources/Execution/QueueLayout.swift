@@ -34,16 +34,13 @@ extension Plan {
         // (perf, checked no-op rerun of 100,000 tasks: a quarter of the runner's setup).
         let tasks = graph.nodes.withUnsafeBufferPointer { nodes in
             nodes.indices.map { index in
-                // Each process of a parallel group holds the task's `cpus`.
-                var weight = nodes[index].spec.resources?.cpus ?? 1
-                if case .parallel(let commands) = nodes[index].spec.action { weight *= max(1, commands.count) }
                 let isFanOut = nodes[index].isDynamicFanOut
                 return Plan.Task(id: nodes[index].id, queue: layout.queueOfTask[index], priority: nodes[index].spec.priority,
                                  criticalPath: criticalPaths[index], when: nodes[index].spec.when,
                                  allowsFailure: nodes[index].spec.allowFailure, needs: Array(graph.dependencies[index]),
                                  hasConditions: nodes[index].spec.conditions.contains { !isFanOut || !$0.usesItem },
                                  categories: categories.indices(of: nodes[index].spec.exclusive),
-                                 weight: weight, isService: nodes[index].spec.service != nil, isFanOut: isFanOut,
+                                 weight: nodes[index].spec.slotCount, isService: nodes[index].spec.service != nil, isFanOut: isFanOut,
                                  runsAlone: nodes[index].spec.runsAlone, demands: limited.demands(of: nodes[index].spec.resources))
             }
         }

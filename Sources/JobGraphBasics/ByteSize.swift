@@ -27,4 +27,11 @@ public enum ByteSize {
         let rounded = (value * 10).rounded() / 10
         return (rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)) + " " + units[unit]
     }
+
+    /// As a file writes a size, the unit one letter: `8G`, `1.5G`, `512M`, `300B`.
+    public static func shortText(_ bytes: Int64) -> String {
+        let full = text(bytes)
+        guard let space = full.firstIndex(of: " ") else { return full }
+        return String(full[..<space]) + String(full[full.index(after: space)])
+    }
 }

@@ -60,13 +60,7 @@ public struct Resources: Hashable, Sendable {
 
     /// An amount as the file writes it: `mem` as a size (`512M`, `8G`, `1.5T`), any other as a number.
     public static func text(_ value: Int64, of name: String) -> String {
-        guard name == memory else { return String(value) }
-        let units: [(String, Int64)] = [("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)]
-        for (unit, size) in units where value >= size {
-            let scaled = (Double(value) / Double(size) * 10).rounded() / 10
-            return (scaled == scaled.rounded() ? String(Int(scaled)) : String(scaled)) + unit
-        }
-        return "\(value)B"
+        name == memory ? ByteSize.shortText(value) : String(value)
     }
 
     /// The amount `text` gives for `name`, or why it is not one (to follow "invalid … for 'NAME'").
@@ -129,6 +123,15 @@ public struct Resources: Hashable, Sendable {
             }
         }
         return .success(resources)
+    }
+}
+
+extension TaskSpec {
+    /// The `--jobs` slots the task holds while it executes: its `cpus`, once per command of a `parallel` group.
+    public var slotCount: Int {
+        let cpus = resources?.cpus ?? 1
+        if case .parallel(let commands) = action { return cpus * max(1, commands.count) }
+        return cpus
     }
 }
 

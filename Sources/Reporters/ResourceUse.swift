@@ -25,11 +25,9 @@ public struct ResourceUse: Sendable {
         inUse = Array(repeating: 0, count: names.count)
         var amounts: [TaskID: [Int64]] = [:], itemAmounts: [TaskID: [Int64]] = [:]
         for node in graph.nodes {
-            var row = [Int64(node.spec.resources?.cpus ?? 1)]
-            // The slots a parallel group holds: one per command, each the task's `cpus` (as the Plan counts them).
-            if case .parallel(let commands) = node.spec.action { row[0] *= Int64(max(1, commands.count)) }
-            row[0] = min(row[0], Int64(jobs))
-            row += limited.map { node.spec.resources?[$0.name] ?? 0 }
+            // As the Plan counts them: slots at most `--jobs`, each amount at most its total.
+            let row = [Int64(min(node.spec.slotCount, jobs))]
+                + limited.map { min(node.spec.resources?[$0.name] ?? 0, $0.value) }
             if node.isDynamicFanOut { itemAmounts[node.id] = row } else { amounts[node.id] = row }
         }
         self.amounts = amounts

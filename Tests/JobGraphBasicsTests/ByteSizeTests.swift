@@ -10,4 +10,11 @@ import Testing
         #expect(ByteSize.parse("five") == nil)
         #expect(ByteSize.text(1536) == "1.5 KiB")
     }
+
+    @Test func shortTextIsAsAFileWritesASize() {
+        #expect(ByteSize.shortText(8 << 30) == "8G")
+        #expect(ByteSize.shortText(1536 << 20) == "1.5G")
+        #expect(ByteSize.shortText(512 << 20) == "512M")
+        #expect(ByteSize.shortText(300) == "300B")
+    }
 }
