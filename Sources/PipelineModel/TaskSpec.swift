@@ -148,6 +148,11 @@ public struct TaskSpec: Sendable {
     }
     /// Whether the task needs the terminal to itself, and so runs while nothing else executes.
     public var runsAlone: Bool { isInteractive || prompt != nil }
+    /// `resources:`, what the task holds while it executes; `nil` holds one `--jobs` slot and nothing else.
+    public var resources: Resources? {
+        get { rare?.fields.resources ?? nil }
+        set { updateRare { $0.resources = newValue } }
+    }
     /// The task's own `slurm:` mapping (see `Pipeline.slurm(for:)` for what applies).
     public var slurm: SlurmSpec? {
         get { rare?.fields.slurm ?? nil }
@@ -223,6 +228,7 @@ private struct RareFields: Sendable {
     var onFailure: Template?
     var service: ServiceSpec?
     var slurm: SlurmSpec?
+    var resources: Resources?
     var isManual = false
     var parameters: [TaskParameter] = []
     var aliases: [Located<TaskID>] = []
