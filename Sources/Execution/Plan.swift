@@ -33,11 +33,13 @@ public struct Plan: Sendable {
         /// It needs the terminal (`interactive`, `prompt`): it starts once nothing else executes, and nothing
         /// else starts until it ends, as ninja's `console` pool (docs/pipeline.md, "Interactive tasks").
         public var runsAlone: Bool
+        /// Amounts of limited resources (`mem`, `gpus`, …; not `cpus`, which is `weight`) it holds while executing.
+        public var demands: [Demand]
 
         public init(id: TaskID, queue: Int = 0, priority: Priority = .normal, criticalPath: Double = 1,
                     when: RunWhen = .success, allowsFailure: Bool = false, needs: [Int] = [], hasConditions: Bool = false,
                     categories: [Int] = [], weight: Int = 1, isService: Bool = false, isFanOut: Bool = false, group: Int? = nil,
-                    runsAlone: Bool = false) {
+                    runsAlone: Bool = false, demands: [Demand] = []) {
             self.id = id
             self.queue = queue
             self.priority = priority
@@ -52,6 +54,18 @@ public struct Plan: Sendable {
             self.isFanOut = isFanOut
             self.group = group
             self.runsAlone = runsAlone
+            self.demands = demands
+        }
+    }
+
+    /// An amount of one limited resource, by its index in the Plan's `resourceTotals`.
+    public struct Demand: Sendable, Equatable {
+        public var resource: Int
+        public var amount: Int64
+
+        public init(resource: Int, amount: Int64) {
+            self.resource = resource
+            self.amount = amount
         }
     }
 
@@ -94,6 +108,10 @@ public struct Plan: Sendable {
     /// `--jobs` slots in use.
     public private(set) var executingCount = 0
     public private(set) var terminalCount = 0
+    /// Per limited resource (as `resourceTotals`), the amount executing tasks hold.
+    public private(set) var resourcesInUse: [Int64]
+    /// Per limited resource, the most tasks may hold at once.
+    public let resourceTotals: [Int64]
 
     private let jobs: Int
     private let queueLimits: [Int]
@@ -138,8 +156,11 @@ public struct Plan: Sendable {
     ///   - queueLimits: most executing at once per queue (`max_concurrent`), indexed by `Task.queue`.
     ///   - categoryCount: how many exclusivity categories `Task.categories` index into.
     ///   - keepGoing: after a failure, keep starting tasks that do not depend on it.
-    public init(tasks: [Task], jobs: Int, queueLimits: [Int], categoryCount: Int = 0, keepGoing: Bool) {
+    ///   - resourceTotals: per limited resource that `Task.demands` index, the most held at once.
+    public init(tasks: [Task], jobs: Int, queueLimits: [Int], categoryCount: Int = 0, keepGoing: Bool, resourceTotals: [Int64] = []) {
         self.tasks = tasks
+        self.resourceTotals = resourceTotals
+        self.resourcesInUse = Array(repeating: 0, count: resourceTotals.count)
         self.jobs = max(1, jobs)
         self.queueLimits = queueLimits.map { max(1, $0) }
         self.keepGoing = keepGoing
@@ -223,10 +244,13 @@ public struct Plan: Sendable {
     }
 
     /// The ready tasks that may start now, best first, marked executing; respects `jobs`, each queue's
-    /// limit and exclusivity. A task blocked by a held category moves to `waiting` (in `transitions`).
+    /// limit, exclusivity and resources. A task blocked by a held category moves to `waiting` (in `transitions`).
     public mutating func take() -> (started: [Int], transitions: [Transition]) {
         var started: [Int] = []
         var transitions: [Transition] = []
+        // The best ready task that does not fit yet, and the ready tasks passed over while it waits.
+        var reservation = Reservation()
+        defer { reservation.passed.forEach { readyByQueue[$0.queue].push($0.task, rank: rank[$0.task]) } }
         while executingCount < jobs && !isAloneExecuting {
             var best: (queue: Int, rank: Int32, task: Int)?
             for queue in readyByQueue.indices where executingByQueue[queue] < limit(of: queue) {
@@ -243,16 +267,21 @@ public struct Plan: Sendable {
                 states[best.task] = .waiting
                 continue
             }
-            // A parallel group waits for enough free slots rather than being passed by lighter tasks.
-            let weight = min(max(task.weight, 1), jobs)
-            if executingCount > 0 && executingCount + weight > jobs { break }
             // A task that runs alone waits for those executing (ready services aside) to end, and nothing
             // passes it meanwhile, so it is not put off for ever by a stream of others.
-            if task.runsAlone && executingCount > readyServiceSlots { break }
+            let waitsToRunAlone = task.runsAlone && executingCount > readyServiceSlots
+            if waitsToRunAlone && reservation.head == nil { break }
+            if waitsToRunAlone || !fits(best.task, beside: reservation.head) {
+                // Nothing may take what the head waits for; once no slot is left beside it, nothing can start.
+                let head = reservation.head ?? best.task
+                guard reservation.passOver(best, head: head, spareSlots: spareSlots(beside: head)) else { break }
+                _ = readyByQueue[best.queue].pop()
+                continue
+            }
             if task.runsAlone { isAloneExecuting = true }
             _ = readyByQueue[best.queue].pop()
             states[best.task] = .executing
-            executingCount += weight
+            hold(best.task)
             executingByQueue[best.queue] += 1
             for category in task.categories { categoryHeld[category] = true }
             started.append(best.task)
@@ -267,7 +296,7 @@ public struct Plan: Sendable {
         guard !previous.isTerminal else { return transitions }
         let heldSlots = previous == .executing && !tasks[index].isFanOut
         if heldSlots {
-            executingCount -= min(max(tasks[index].weight, 1), jobs)
+            releaseHoldings(of: index)
             executingByQueue[tasks[index].queue] -= 1
             if tasks[index].isService && serviceReleased[index] { readyServiceSlots -= min(max(tasks[index].weight, 1), jobs) }
             if tasks[index].runsAlone { isAloneExecuting = false }
@@ -367,6 +396,58 @@ public struct Plan: Sendable {
         isStopping = true
         cancelWaiting(into: &transitions)
         return transitions
+    }
+
+    // MARK: - Resources
+
+    /// The ready tasks `take` passed over while the best one waits for room (docs/pipeline.md, "Resources").
+    private struct Reservation {
+        /// The best ready task that did not fit: nothing else may take what it needs.
+        var head: Int?
+        var passed: [(queue: Int, task: Int)] = []
+
+        /// How many ready tasks one `take` looks past the head for one that fits beside it: enough to fill
+        /// idle slots with small tasks, and a bound on the work of each call (the Plan is O(log n) a task).
+        static let lookahead = 32
+
+        /// Sets `best` aside, the head waiting for room; `false` when looking further is useless: no slot
+        /// is free beside the head, or the lookahead is spent.
+        mutating func passOver(_ best: (queue: Int, rank: Int32, task: Int), head: Int, spareSlots: Int) -> Bool {
+            guard spareSlots > 0, passed.count < Self.lookahead else { return false }
+            if self.head == nil { self.head = head }
+            passed.append((best.queue, best.task))
+            return true
+        }
+    }
+
+    /// `--jobs` slots the task holds while executing: its weight (`cpus`, or a parallel group's processes), at most `jobs`.
+    private func slots(of index: Int) -> Int { min(max(tasks[index].weight, 1), jobs) }
+
+    /// Slots free beyond what `head` needs.
+    private func spareSlots(beside head: Int) -> Int { jobs - executingCount - slots(of: head) }
+
+    /// Whether the task may start now: its slots and each resource it asks for are free, and, while `head`
+    /// waits for room, it takes none of what `head` needs: of each resource, only what would be left over
+    /// once `head` had its share. So the head starts as soon as it would have with nothing passing it.
+    private func fits(_ index: Int, beside head: Int?) -> Bool {
+        let headSlots = head.map(slots(of:)) ?? 0
+        // A lone task on an idle machine may use every slot.
+        if executingCount > 0 || head != nil, executingCount + slots(of: index) + headSlots > jobs { return false }
+        for demand in tasks[index].demands where demand.amount > 0 {
+            let headAmount = head.map { tasks[$0].demands.first { $0.resource == demand.resource }?.amount ?? 0 } ?? 0
+            if resourcesInUse[demand.resource] + demand.amount + headAmount > resourceTotals[demand.resource] { return false }
+        }
+        return true
+    }
+
+    private mutating func hold(_ index: Int) {
+        executingCount += slots(of: index)
+        for demand in tasks[index].demands { resourcesInUse[demand.resource] += demand.amount }
+    }
+
+    private mutating func releaseHoldings(of index: Int) {
+        executingCount -= slots(of: index)
+        for demand in tasks[index].demands { resourcesInUse[demand.resource] -= demand.amount }
     }
 
     // MARK: - Rules

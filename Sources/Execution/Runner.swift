@@ -70,7 +70,8 @@ public final class Runner: Sendable {
 
         let layout = QueueLayout(graph: graph, jobs: configuration.jobs, processorCount: configuration.processorCount)
         queueNames = layout.names
-        let plan = Plan(graph: graph, layout: layout, jobs: configuration.jobs, keepGoing: configuration.keepGoing, durations: durations)
+        let plan = Plan(graph: graph, layout: layout, jobs: configuration.jobs, keepGoing: configuration.keepGoing, durations: durations,
+                        resources: configuration.resources)
         let tasks = graph.nodes.map { RunTask(node: $0, graph: graph, queue: layout.queueOfTask[$0.index]) }
         // The operations start their task through a weak reference: the runner owns them, not the reverse.
         let box = WeakBox<Runner>()

@@ -100,13 +100,7 @@ extension TaskGraph {
     /// `text`, a path of a task in `directory`, as `DeclaredPath` holds it: normalised, relative to the
     /// pipeline's folder when inside it. A plain path of a task in the pipeline's folder is kept as written.
     private static func declared(_ text: String, in directory: String, pipelineDirectory: String) -> String {
-        // A byte scan for `..`: `String.contains` of a string goes through Foundation (perf: 1% of a no-op rerun).
-        var previous: UInt8 = 0
-        let hasDotDot = text.utf8.contains { byte in
-            defer { previous = byte }
-            return byte == UInt8(ascii: ".") && previous == UInt8(ascii: ".")
-        }
-        if directory == pipelineDirectory, !hasDotDot, GlobPattern.isPlainRelative(text) { return text }
+        if directory == pipelineDirectory, !NormalPath.mayHoldDotDot(text), GlobPattern.isPlainRelative(text) { return text }
         let path = NormalPath(text, in: directory).description
         return path.hasPrefix(pipelineDirectory + "/") ? String(path.dropFirst(pipelineDirectory.utf8.count + 1)) : path
     }
