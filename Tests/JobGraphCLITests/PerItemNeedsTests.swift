@@ -213,6 +213,27 @@ struct PerItemNeedsTests {
         #expect(outcome.standardOutput.contains("sort[3]"), "\(outcome.standardOutput)")
     }
 
+    @Test func anItemThatNamesATaskWaitingForItsOwnFanOutFailsRatherThanWaitingForItself() async throws {
+        // `sort[0]` names `after`, which needs the whole of `sort`: it would wait for itself.
+        let directory = try ScratchDirectory("jobgraph-item-needs")
+        defer { directory.remove() }
+        try directory.write(#"""
+            version: 1
+            tasks:
+              list: {run: "printf 'after\\nlist\\n' > names.txt", outputs: [names.txt]}
+              sort: {foreach: {from: names.txt}, needs: ["{{ item }}"], run: "true"}
+              after: {needs: [sort], when: always, run: "true"}
+            """#, to: "p.yaml")
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--keep-going", "--events", "e.jsonl"], in: directory)
+        let outcome = try await running.finish()
+        #expect(outcome.status == 1)
+        let events = running.events(in: "e.jsonl")
+        let states = RunResult.finalStates(in: events)
+        #expect(states["sort[0]"] == "failed" && states["sort[1]"] == "succeeded" && states["after"] == "succeeded", "\(states)")
+        let error = events.last { $0["task"] as? String == "sort[0]" }?["error"] as? String ?? ""
+        #expect(error.hasSuffix("item 'sort[0]' needs 'after' (from '{{ item }}'), which waits for 'sort' itself"), "\(error)")
+    }
+
     @Test func perItemNeedsOnListsReadAtRunTimeAreValid() async throws {
         let directory = try ScratchDirectory("jobgraph-item-needs")
         defer { directory.remove() }
