@@ -166,20 +166,16 @@ struct PerItemNeedsTests {
 
     @Test func anItemAddedAfterItsNeedEndedCountsHowItEnded() async throws {
         // `sort` reads its list once `wait` is done: by then every `map` item has ended, one of them failed.
-        let directory = try ScratchDirectory("jobgraph-item-needs")
-        defer { directory.remove() }
-        try directory.write(#"""
+        let (outcome, events) = try await runKeepingGoing(#"""
             version: 1
             tasks:
               list: {run: "printf 'S1\nS2\n' > samples.txt", outputs: [samples.txt]}
               map: {foreach: {from: samples.txt}, run: "test {{ item }} = S1"}
               wait: {needs: [map], when: always, run: "true"}
               sort: {foreach: {from: samples.txt}, needs: [wait, "map[{{ index }}]"], run: "true"}
-            """#, to: "p.yaml")
-        let running = try JobGraphBinary.start(["run", "p.yaml", "--keep-going", "--events", "e.jsonl"], in: directory)
-        let outcome = try await running.finish()
+            """#)
         #expect(outcome.status == 1)
-        let states = RunResult.finalStates(in: running.events(in: "e.jsonl"))
+        let states = RunResult.finalStates(in: events)
         #expect(states["wait"] == "succeeded")
         #expect(states["sort[0]"] == "succeeded")
         #expect(states["sort[1]"] == "skipped")
@@ -187,8 +183,6 @@ struct PerItemNeedsTests {
 
     @Test func aNeedThatNamesNoItemAtRunTimeFailsThatItemOnlyWithItsPlace() async throws {
         // `sort` lists four samples, `map` three: `sort[3]` names `map[3]`, which is not there.
-        let directory = try ScratchDirectory("jobgraph-item-needs")
-        defer { directory.remove() }
         let yaml = #"""
             version: 1
             tasks:
@@ -196,14 +190,11 @@ struct PerItemNeedsTests {
               map: {foreach: {from: samples.txt}, run: "true"}
               sort: {foreach: {from: more.txt}, needs: ["map[{{ index }}]"], run: "true"}
             """#
-        try directory.write(yaml, to: "p.yaml")
         let lines = yaml.split(separator: "\n")
         let line = try #require(lines.firstIndex { $0.hasPrefix("  sort:") })
         let column = try #require(lines[line].range(of: "\"map[")).lowerBound.utf16Offset(in: lines[line]) + 1
-        let running = try JobGraphBinary.start(["run", "p.yaml", "--keep-going", "--events", "e.jsonl"], in: directory)
-        let outcome = try await running.finish()
+        let (outcome, events) = try await runKeepingGoing(yaml)
         #expect(outcome.status == 1)
-        let events = running.events(in: "e.jsonl")
         let states = RunResult.finalStates(in: events)
         #expect(states["sort[0]"] == "succeeded" && states["sort[2]"] == "succeeded")
         #expect(states["sort[3]"] == "failed")
@@ -215,23 +206,28 @@ struct PerItemNeedsTests {
 
     @Test func anItemThatNamesATaskWaitingForItsOwnFanOutFailsRatherThanWaitingForItself() async throws {
         // `sort[0]` names `after`, which needs the whole of `sort`: it would wait for itself.
-        let directory = try ScratchDirectory("jobgraph-item-needs")
-        defer { directory.remove() }
-        try directory.write(#"""
+        let (outcome, events) = try await runKeepingGoing(#"""
             version: 1
             tasks:
               list: {run: "printf 'after\\nlist\\n' > names.txt", outputs: [names.txt]}
               sort: {foreach: {from: names.txt}, needs: ["{{ item }}"], run: "true"}
               after: {needs: [sort], when: always, run: "true"}
-            """#, to: "p.yaml")
-        let running = try JobGraphBinary.start(["run", "p.yaml", "--keep-going", "--events", "e.jsonl"], in: directory)
-        let outcome = try await running.finish()
+            """#)
         #expect(outcome.status == 1)
-        let events = running.events(in: "e.jsonl")
         let states = RunResult.finalStates(in: events)
         #expect(states["sort[0]"] == "failed" && states["sort[1]"] == "succeeded" && states["after"] == "succeeded", "\(states)")
         let error = events.last { $0["task"] as? String == "sort[0]" }?["error"] as? String ?? ""
         #expect(error.hasSuffix("item 'sort[0]' needs 'after' (from '{{ item }}'), which waits for 'sort' itself"), "\(error)")
+    }
+
+    /// Runs the pipeline `yaml` under `--keep-going` with an events file: how it ended, and its events.
+    private func runKeepingGoing(_ yaml: String) async throws -> (JobGraphBinary.Outcome, [[String: Any]]) {
+        let directory = try ScratchDirectory("jobgraph-item-needs")
+        defer { directory.remove() }
+        try directory.write(yaml, to: "p.yaml")
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--keep-going", "--events", "e.jsonl"], in: directory)
+        let outcome = try await running.finish()
+        return (outcome, running.events(in: "e.jsonl"))
     }
 
     @Test func perItemNeedsOnListsReadAtRunTimeAreValid() async throws {
