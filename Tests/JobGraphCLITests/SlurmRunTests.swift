@@ -240,6 +240,9 @@ struct SlurmRunTests {
         _ = try await killed.finish(within: .seconds(60))
         // The orphan runs on: only the new run's attempt can end it.
         #expect(await LocalSlurmCluster.client("squeue", ["--noheader", "--states=RUNNING"])?.isEmpty == false)
+        // Without its record in state.db (a run killed between sbatch's answer and the record's commit), the
+        // next run cannot take the orphan over (SlurmReattachTests), and submits the task anew beside it.
+        for suffix in ["", "-wal", "-shm"] { unlink(directory.file(".jobgraph/state.db" + suffix)) }
 
         let next = try await Self.run(pipeline: directory, mode: mode)
         #expect(directory.exists("second.began"))
