@@ -2,7 +2,7 @@ import PipelineModel
 import Foundation
 
 /// Where an executor that hands work to a scheduler (Slurm) writes down each job as it submits it, before
-/// the next, and where the run after a killed one finds the jobs that run left behind (docs/slurm.md,
+/// the next, and where the run after a killed one finds the jobs that run left behind (docs/pipeline.md,
 /// "Reattach"). The state store keeps it in `state.db`. Calls block until written; safe from any thread.
 public protocol JobLedger: Sendable {
     /// A run begins; `token` names its jobs. Before its first submission.

@@ -5,7 +5,7 @@ import SlurmExecutor
 import StateStore
 
 /// `jobgraph cancel [FILE]`: cancels the Slurm jobs a killed run of the pipeline left behind, starting
-/// nothing (docs/slurm.md, "Reattach").
+/// nothing (docs/pipeline.md, "Reattach").
 struct CancelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",

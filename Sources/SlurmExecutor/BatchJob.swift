@@ -56,7 +56,7 @@ final class BatchJob: TaskExecution, Sendable {
         unlink(slurmOutput)
     }
 
-    /// - Parameter slurmID: set for a job a killed run submitted, taken over as it is (docs/slurm.md,
+    /// - Parameter slurmID: set for a job a killed run submitted, taken over as it is (docs/pipeline.md,
     ///   "Reattach"): its files are the killed run's, named by its token, and its log is forwarded from the start.
     init(work: TaskWork, commands: [String], spec: SlurmSpec, statusFile: String, arrayKey: String? = nil, slurmID: String?,
          runToken: String, ledger: (any JobLedger)?, reporter: TaskReporter, queue: BatchJobQueue) {

@@ -91,7 +91,7 @@ final class BatchJobQueue: Sendable {
         }
     }
 
-    /// Takes over a job a killed run submitted (docs/slurm.md, "Reattach"): the next poll follows it as
+    /// Takes over a job a killed run submitted (docs/pipeline.md, "Reattach"): the next poll follows it as
     /// one of this run's, and it ends as it would have for its own run, from its own status file.
     func adopt(_ record: SubmittedJob, statusFile: String, work: TaskWork, commands: [String], spec: SlurmSpec,
                reporter: TaskReporter) -> any TaskExecution {

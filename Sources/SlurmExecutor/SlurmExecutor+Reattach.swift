@@ -2,7 +2,7 @@ import Foundation
 import Execution
 import PipelineModel
 
-/// A run after a killed one (docs/slurm.md, "Reattach"): the killed run's jobs, written down in `state.db`
+/// A run after a killed one (docs/pipeline.md, "Reattach"): the killed run's jobs, written down in `state.db`
 /// as it submitted them (`JobLedger`), are found in Slurm by their job name, `jobgraph-TOKEN`.
 ///
 /// In jobs mode the new run takes them over: a job still pending or running is followed as one of its own

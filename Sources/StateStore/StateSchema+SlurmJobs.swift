@@ -1,6 +1,6 @@
 extension StateSchema {
     /// Version 9 to 10: the jobs each Slurm run submitted, written before its next submission, so that the
-    /// run after a killed one finds them, reattaches to them or cancels them (docs/slurm.md, "Reattach").
+    /// run after a killed one finds them, reattaches to them or cancels them (docs/pipeline.md, "Reattach").
     static let slurmJobsMigration = """
         CREATE TABLE slurm_runs (
             token TEXT PRIMARY KEY,        -- the run's jobs are named jobgraph-TOKEN; its attempt files carry TOKEN

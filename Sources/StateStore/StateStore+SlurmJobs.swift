@@ -3,7 +3,7 @@ import Foundation
 import PipelineModel
 
 /// What each Slurm run submitted (`slurm_runs`, `slurm_jobs`), so that the run after a killed one can find
-/// its jobs (docs/slurm.md, "Reattach"). Every write is committed before the call returns.
+/// its jobs (docs/pipeline.md, "Reattach"). Every write is committed before the call returns.
 extension StateStore {
     /// The ledger of the runs of `pipelineFile`, for the Slurm executor. Use it with the pipeline's run
     /// lock held: a run begins once its record has, and is then the pipeline's latest.
