@@ -163,4 +163,19 @@ struct SlurmReattachTests {
         #expect(written.count == 3 && !written.contains(allocation.joined()), "\(written) \(allocation)")
         #expect(await Self.queueIsEmpty())
     }
+
+    @Test func aKilledRunWhoseAllocationIsGoneLeavesNothingToTakeOver() async throws {
+        let directory = try await Self.folder()
+        defer { directory.remove() }
+        let allocation = try await Self.killedRun(in: directory, mode: "allocation")
+        #expect(await LocalSlurmCluster.client("scancel", allocation) != nil)
+        #expect(await Self.queueIsEmpty())
+        try directory.write("", to: "go")
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--jobs", "3", "--executor", "slurm", "--slurm-mode", "allocation"],
+                                                   in: directory, environment: Self.environment(directory))
+        #expect(outcome.status == 0, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        #expect(outcome.errorLines.contains { $0.hasPrefix("slurm: run 1 died; none of its Slurm jobs is left") }, "\(outcome.errorLines)")
+        #expect((directory.read("d.out") ?? "").split(separator: "\n").count == 3)
+        #expect(await Self.queueIsEmpty())
+    }
 }

@@ -253,6 +253,24 @@ struct SlurmRunTests {
         }, "the orphan is still in squeue")
     }
 
+    /// A batch job that outlives its Slurm `time` ends as `TIMEOUT`, which names the failure's cause and reaches
+    /// the events as `slurm_state`. Slurm's time limits are whole minutes and its controller checks them every
+    /// 30 s, so the job ends 60 to 90 s after it began, plus `KillWait` (5 s in scripts/slurm-local.sh).
+    @Test func aJobSlurmEndsAtItsTimeLimitFailsAsTIMEOUT() async throws {
+        let directory = try ScratchDirectory("jobgraph-slurm")
+        defer { directory.remove() }
+        try directory.write("version: 1\ntasks:\n  slow: {run: 'sleep 300', slurm: {time: 1m}}\n", to: "p.yaml")
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--events", "events.jsonl", "--executor", "slurm", "--slurm-mode", "jobs"],
+                                               in: directory, environment: LocalSlurmCluster.environment)
+        let outcome = try await running.finish(within: .seconds(180))
+        #expect(outcome.status == 1, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        let end = (directory.read("events.jsonl") ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.last { $0["task"] as? String == "slow" && $0["to"] as? String == "failed" }
+        #expect(end?["slurm_state"] as? String == "TIMEOUT", "\(String(describing: end))")
+        #expect((end?["error"] as? String)?.contains("TIMEOUT") == true, "\(String(describing: end))")
+    }
+
     @Test func aParallelGroupRunsInAStepOfItsOwn() async throws {
         // A `parallel` group may hold several slots' CPUs, so a run with one starts no worker steps: every
         // task is a step of its own, and the run still tells the local story.
