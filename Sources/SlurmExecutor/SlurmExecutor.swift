@@ -74,10 +74,11 @@ public final class SlurmExecutor: TaskExecutor {
 
     /// The executor for a run of `graph`, after checking that the cluster can take it: its client
     /// programs are found on the configuration's `PATH`, and its controller names its partitions.
-    /// - Parameter local: runs what stays on this machine, and in allocation mode the local `srun` of each step.
-    /// - Throws: every reason the cluster cannot take the run, before anything runs.
+    /// - Parameters:
+    ///   - local: runs what stays on this machine, and in allocation mode the local `srun` of each step.
     ///   - ledger: where the run writes down its jobs, and finds those of a killed run (`nil`: nowhere).
     ///   - reattaches: take over a killed run's jobs, or (false, `--no-reattach`) cancel them first.
+    /// - Throws: every reason the cluster cannot take the run, before anything runs.
     public static func connect(graph: TaskGraph, mode: SlurmMode, configuration: RunConfiguration,
                                local: any TaskExecutor, ledger: (any JobLedger)? = nil,
                                reattaches: Bool = true) throws(SlurmSetupError) -> SlurmExecutor {
@@ -163,7 +164,7 @@ public final class SlurmExecutor: TaskExecutor {
         }
         allocation.withLock { $0 = job }
         do { try ledger?.submitted([SubmittedJob(runToken: runToken, job: job)]) } catch {
-            notes.withLock { $0.append("slurm: cannot record allocation \(job) in .jobgraph/state.db: \(error)") }
+            notes.withLock { $0.append("warning: cannot record Slurm allocation \(job) in .jobgraph/state.db: \(error)") }
         }
         guard graph.pipeline.slurmRunsInWorkerSteps else {
             return takenOver + ["slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); each task runs as a job step in it"]
