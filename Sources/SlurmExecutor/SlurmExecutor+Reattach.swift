@@ -144,3 +144,36 @@ struct QueuedJobs {
             .sorted { $0.compare($1, options: .numeric) == .orderedAscending }
     }
 }
+
+extension SlurmExecutor {
+    /// Ends an attempt of allocation mode. A failure without a cause is checked against the allocation: when
+    /// Slurm has ended it (its time limit, a node failure, a preemption), the attempt carries the allocation's
+    /// state (`slurm_state`) and the cause `retry_on` names, as a batch job's does. The one `squeue` runs off
+    /// the caller's thread, which may be the event loop's.
+    func finishStep(_ result: TaskResult, reporter: TaskReporter) {
+        guard case .failed(let code, let reason, nil) = result, let job = allocation.withLock({ $0 }), !cancelled.withLock({ $0 }),
+              !interrupted.withLock({ $0 }) else { return reporter.finished(result) }
+        DispatchQueue.global().async { [cluster] in
+            guard let state = Self.endedState(ofAllocation: job, cluster: cluster) else { return reporter.finished(result) }
+            reporter.executorState(state)
+            reporter.finished(BatchJob.naming(state, in: .failed(exitCode: code, reason: reason, cause: BatchJobQueue.cause(ofState: state))))
+        }
+    }
+
+    /// How Slurm ended allocation `job`; `nil` while it runs, or when `squeue` does not say. A job whose steps
+    /// are still being stopped (`COMPLETING`) is asked again, for at most 15 s (KillWait is 30 s by default,
+    /// but the step that failed is gone already).
+    static func endedState(ofAllocation job: String, cluster: SlurmCluster) -> String? {
+        for _ in 0..<30 {
+            guard let output = try? cluster.squeue.run(["--noheader", "--jobs=\(job)", "--states=all", "--format=%i|%T"]),
+                  output.succeeded else { return nil }  // forgotten already: nothing to say
+            let line = output.standardOutput.split(separator: "\n").first { $0.hasPrefix(job + "|") }
+            let fields = line?.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+            guard fields.count >= 2, fields[1] != "RUNNING" else { return nil }
+            let state = fields[1]
+            if !BatchJobQueue.liveStates.contains(state) { return state == "COMPLETED" ? nil : state }
+            usleep(500_000)
+        }
+        return nil
+    }
+}

@@ -31,15 +31,15 @@ public final class SlurmExecutor: TaskExecutor {
     private let workDirectory: String
     /// The tasks whose work goes to the cluster, by id, with their Slurm settings: looked up once per start.
     private let clusterTasks: [String: (task: TaskSpec, slurm: SlurmSpec)]
-    private let allocation = Locked<String?>(nil)
-    private let cancelled = Locked(false)
+    let allocation = Locked<String?>(nil)
+    let cancelled = Locked(false)
     let notes = Locked<[String]>([])
     let batch: BatchJobQueue?
     private let environment: [String: String]
     /// Allocation mode: the long-lived steps that run plain tasks (`StepWorker`).
     private let workers = Locked<[StepWorker]>([])
     /// Ctrl-C or SIGTERM came: the summary says the allocation was cancelled, not released.
-    private let interrupted = Locked(false)
+    let interrupted = Locked(false)
     private let plan: SlurmPlanDescription
     /// Names this run's attempt files (`TASK.ATTEMPT.RUN.status`), so that a job of an earlier run still
     /// running (jobgraph was killed) never writes into this run's: its outcome cannot become this run's verdict.
@@ -218,7 +218,7 @@ public final class SlurmExecutor: TaskExecutor {
         if !concurrently {
             // A worker step says only "timed out after …" of jobgraph's own timeout: the cause `retry_on` names is added here.
             var workerReporter = reporter
-            workerReporter.finished = { result in reporter.finished(Self.withTimeoutCause(result)) }
+            workerReporter.finished = { [self] result in finishStep(Self.withTimeoutCause(result), reporter: reporter) }
             for worker in workers.withLock({ $0 }) {
                 if let task = worker.run(work, commands: commands, concurrently: false, statusFile: statusFile, reporter: workerReporter) {
                     return task
@@ -250,7 +250,7 @@ public final class SlurmExecutor: TaskExecutor {
                 unlink(statusFile)
                 let recorded = TaskScript.read(text, commands: commands, job: job)
                 if let id = recorded.slurmID { reporter.executorJob(id) }
-                reporter.finished(Self.outcome(local: result, recorded: recorded.result, slurmError: slurmError.withLock { $0 }))
+                self.finishStep(Self.outcome(local: result, recorded: recorded.result, slurmError: slurmError.withLock { $0 }), reporter: reporter)
             })
         stepReporter.executorJob = reporter.executorJob
         return try local.start(step, reporter: stepReporter)

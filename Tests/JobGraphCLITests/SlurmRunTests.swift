@@ -271,6 +271,23 @@ struct SlurmRunTests {
         #expect((end?["error"] as? String)?.contains("TIMEOUT") == true, "\(String(describing: end))")
     }
 
+    /// Allocation mode: a task still running when Slurm ends the run's allocation at its time limit fails with
+    /// the allocation's state, `TIMEOUT`, as its `slurm_state` and in its error (60 to 95 s, as above).
+    @Test func aTaskInAnAllocationSlurmEndsAtItsTimeLimitFailsAsTIMEOUT() async throws {
+        let directory = try ScratchDirectory("jobgraph-slurm")
+        defer { directory.remove() }
+        try directory.write("version: 1\nslurm: {time: 1m}\ntasks:\n  slow: {run: 'sleep 300'}\n", to: "p.yaml")
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "1", "--events", "events.jsonl", "--executor", "slurm",
+                                                "--slurm-mode", "allocation"], in: directory, environment: LocalSlurmCluster.environment)
+        let outcome = try await running.finish(within: .seconds(180))
+        #expect(outcome.status == 1, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        let end = (directory.read("events.jsonl") ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.last { $0["task"] as? String == "slow" && $0["to"] as? String == "failed" }
+        #expect(end?["slurm_state"] as? String == "TIMEOUT", "\(String(describing: end))")
+        #expect((end?["error"] as? String)?.contains("TIMEOUT") == true, "\(String(describing: end))")
+    }
+
     @Test func aParallelGroupRunsInAStepOfItsOwn() async throws {
         // A `parallel` group may hold several slots' CPUs, so a run with one starts no worker steps: every
         // task is a step of its own, and the run still tells the local story.
