@@ -18,7 +18,8 @@ extension RunCommand {
         // A file that cannot be written (a full disk) is said once, when it happens, and again in the summary.
         let writeFailures = WriteFailures { failure in warn("\(failure)") }
         // A cluster that cannot take the run is refused before the run is recorded.
-        let executor = try session.executor(for: graph, slurmMode: slurmMode, configuration: configuration, failures: writeFailures)
+        let executor = try session.executor(for: graph, slurmMode: slurmMode, configuration: configuration, failures: writeFailures,
+                                            reattaches: !noReattach)
         // A task's `jobgraph run` on this pipeline goes on under this run's lock (docs/state.md, "The run lock").
         let configuration = session.exportingRunLock(configuration)
         Console.standardOutput.reportFailures(to: writeFailures)

@@ -75,6 +75,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "With slurm: allocation (one allocation, worker steps in it run the tasks) or jobs (a batch job per task).")
     var slurmMode: SlurmMode?
 
+    @Flag(help: "With slurm: cancel the jobs a killed run left in Slurm, instead of taking them over.")
+    var noReattach = false
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("'--jobs' must be at least 1") }
         if case .failure(let error)? = resources.map(Resources.parseOption) { throw ValidationError(error.message) }

@@ -17,6 +17,8 @@ public final class PipelineSession {
     /// Between the live board and the tasks that use the terminal (docs/pipeline.md, "Interactive tasks").
     public let handoff = TerminalHandoff()
     private let lock: RunLock
+    /// The pipeline file, as the user named it: its Slurm runs are written down under its name.
+    private let pipelineFile: String
     private let loop: EventLoop
     /// Stops the session's local tasks if jobgraph dies without stopping them (docs/state.md, "A killed run").
     private let watchdog: SessionWatchdog?
@@ -32,6 +34,7 @@ public final class PipelineSession {
     ///   - warn: told what stops nothing but is worth saying (a damaged state moved aside).
     public init(pipelineDirectory: String, pipelineFile: String, wait: Bool, warn: @escaping @Sendable (String) -> Void) throws {
         self.warn = warn
+        self.pipelineFile = pipelineFile
         (store, lock) = try openState(in: pipelineDirectory, pipelineFile: pipelineFile, wait: wait, warn: warn)
         let control = self.control
         loop = try EventLoop(signals: .runControl) { signal in control.deliver(signal) }
@@ -74,16 +77,19 @@ public final class PipelineSession {
 
     /// The executor a run of `graph` goes to: this machine's, or with `slurmMode` Slurm's once the cluster
     /// is found able to take the run.
+    /// - Parameter reattaches: on Slurm, take over what a killed run left there (false: cancel it first,
+    ///   `--no-reattach`); a nested run leaves that to the run it is nested in.
     /// - Throws: `PipelineRunError.slurm` with every reason the cluster cannot; nothing ran.
     public func executor(for graph: TaskGraph, slurmMode: SlurmMode?, configuration: RunConfiguration,
-                         failures: WriteFailures) throws(PipelineRunError) -> any TaskExecutor {
+                         failures: WriteFailures, reattaches: Bool = true) throws(PipelineRunError) -> any TaskExecutor {
         let local = LocalExecutor(loop: loop, logDirectory: configuration.logDirectory, failures: failures, handoff: handoff) {
             [watchdog, warn] in
             if let error = watchdog?.start() { warn("the tasks would outlive jobgraph if it were killed: cannot start its watchdog: \(error)") }
         }
         guard let slurmMode else { return local }
         do throws(SlurmSetupError) {
-            return try SlurmExecutor.connect(graph: graph, mode: slurmMode, configuration: configuration, local: local)
+            return try SlurmExecutor.connect(graph: graph, mode: slurmMode, configuration: configuration, local: local,
+                                             ledger: lock.isNested ? nil : store.jobLedger(pipelineFile: pipelineFile), reattaches: reattaches)
         } catch {
             throw .slurm(error.problems)
         }

@@ -30,22 +30,19 @@ final class BatchJob: TaskExecution, Sendable {
     /// Where Slurm writes its own messages about the job (a time limit, a node failure).
     let slurmOutput: String
     let arrayKey: String?
+    /// The token of the run that submitted the job (a killed run's, for a job taken over), and where its end
+    /// is written down (`JobLedger`).
+    let runToken: String
+    private let ledger: (any JobLedger)?
     private let reporter: TaskReporter
     private unowned let queue: BatchJobQueue
     let state = Locked(State())
 
-    init(work: TaskWork, commands: [String], concurrently: Bool, spec: SlurmSpec, statusFile: String, arrayKey: String?,
-         reporter: TaskReporter, queue: BatchJobQueue) throws {
-        self.work = work
-        self.commands = commands
-        self.spec = spec
-        self.statusFile = statusFile
-        let base = statusFile.hasSuffix(".status") ? String(statusFile.dropLast(".status".count)) : statusFile
-        scriptFile = base + ".sh"
-        slurmOutput = base + ".slurm.out"
-        self.arrayKey = arrayKey
-        self.reporter = reporter
-        self.queue = queue
+    /// A new attempt's job, not submitted yet: its script written, its log prepared.
+    convenience init(work: TaskWork, commands: [String], concurrently: Bool, spec: SlurmSpec, statusFile: String, arrayKey: String?,
+                     runToken: String, ledger: (any JobLedger)?, reporter: TaskReporter, queue: BatchJobQueue) throws {
+        self.init(work: work, commands: commands, spec: spec, statusFile: statusFile, arrayKey: arrayKey, slurmID: nil, runToken: runToken,
+                  ledger: ledger, reporter: reporter, queue: queue)
         let offset = try Self.prepareLog(work)
         state.withLock { $0.offset = offset }
         let program = TaskScript.program(concurrently: concurrently)
@@ -57,6 +54,25 @@ final class BatchJob: TaskExecution, Sendable {
         try script.write(toFile: scriptFile, atomically: false, encoding: .utf8)
         unlink(statusFile)
         unlink(slurmOutput)
+    }
+
+    /// - Parameter slurmID: set for a job a killed run submitted, taken over as it is (docs/pipeline.md,
+    ///   "Reattach"): its files are the killed run's, named by its token, and its log is forwarded from the start.
+    init(work: TaskWork, commands: [String], spec: SlurmSpec, statusFile: String, arrayKey: String? = nil, slurmID: String?,
+         runToken: String, ledger: (any JobLedger)?, reporter: TaskReporter, queue: BatchJobQueue) {
+        self.work = work
+        self.commands = commands
+        self.spec = spec
+        self.statusFile = statusFile
+        let base = statusFile.hasSuffix(".status") ? String(statusFile.dropLast(".status".count)) : statusFile
+        scriptFile = base + ".sh"
+        slurmOutput = base + ".slurm.out"
+        self.arrayKey = arrayKey
+        self.runToken = runToken
+        self.ledger = ledger
+        self.reporter = reporter
+        self.queue = queue
+        state.withLock { $0.slurmID = slurmID }
     }
 
     /// A first attempt starts a fresh log; a retry appends under a header, as local tasks do.
@@ -125,6 +141,14 @@ final class BatchJob: TaskExecution, Sendable {
             result = Self.naming(slurmState, in: recorded)
         } else {
             result = .failed(exitCode: nil, reason: slurmMessage(id: id, state: slurmState, reason: reason))
+        }
+        if let id {
+            // Written down before its files go: a run killed from here on finds the job ended, not one to take over.
+            var exitCode: Int32?
+            if case .failed(let code, _, _) = result { exitCode = code }
+            let record = SubmittedJob(runToken: runToken, job: id, task: work.id, attempt: work.attempt, statusFile: statusFile,
+                                      schedulerState: slurmState, exitCode: exitCode, outcome: result.isSuccess ? .succeeded : .failed)
+            do { try ledger?.ended(record) } catch { queue.recordingFailed("cannot record the end of Slurm job \(id) in .jobgraph/state.db: \(error)") }
         }
         unlink(statusFile)
         unlink(scriptFile)

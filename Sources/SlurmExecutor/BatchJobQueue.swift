@@ -32,6 +32,10 @@ final class BatchJobQueue: Sendable {
         /// What the last poll said the run waits for (pending jobs), so that only a change is said.
         var waitingSaid: String?
         var reportWaiting: (@Sendable (String?) -> Void)?
+        /// The first job that could not be written down in `state.db`, for the summary.
+        var ledgerProblem: String?
+        /// The job names of killed runs whose jobs this run took over: `sacct` asks for them with the run's own.
+        var adoptedNames: [String] = []
     }
 
     static let shortestInterval = 0.1
@@ -58,8 +62,13 @@ final class BatchJobQueue: Sendable {
     private let state = Locked(State())
     private let clock = ContinuousClock()
 
-    init(cluster: SlurmCluster, directory: String, runToken: String, queueSize: Int, submitRate: Double?, pollInterval: Double) {
+    /// Where each job is written down once submitted, before the next submission; `nil` for none.
+    private let ledger: (any JobLedger)?
+
+    init(cluster: SlurmCluster, directory: String, runToken: String, queueSize: Int, submitRate: Double?, pollInterval: Double,
+         ledger: (any JobLedger)? = nil) {
         self.runToken = runToken
+        self.ledger = ledger
         jobName = "jobgraph-" + runToken
         self.cluster = cluster
         self.directory = directory
@@ -70,6 +79,33 @@ final class BatchJobQueue: Sendable {
 
     func submit(work: TaskWork, commands: [String], concurrently: Bool, spec: SlurmSpec, statusFile: String, arrayKey: String?,
                 reporter: TaskReporter) -> any TaskExecution {
+        enqueue(reporter: reporter) { [self] reporter in
+            try BatchJob(work: work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile,
+                         arrayKey: arrayKey, runToken: runToken, ledger: ledger, reporter: reporter, queue: self)
+        } place: { [clock] job, state in
+            state.waiting.append(job)
+            if let key = job.arrayKey {
+                let now = clock.now
+                state.arrivals[key] = (state.arrivals[key]?.first ?? now, now)
+            }
+        }
+    }
+
+    /// Takes over a job a killed run submitted (docs/pipeline.md, "Reattach"): the next poll follows it as
+    /// one of this run's, and it ends as it would have for its own run, from its own status file.
+    func adopt(_ record: SubmittedJob, statusFile: String, work: TaskWork, commands: [String], spec: SlurmSpec,
+               reporter: TaskReporter) -> any TaskExecution {
+        enqueue(reporter: reporter) { [self] reporter in
+            BatchJob(work: work, commands: commands, spec: spec, statusFile: statusFile, slurmID: record.job, runToken: record.runToken,
+                     ledger: ledger, reporter: reporter, queue: self)
+        } place: { job, state in
+            state.live[record.job] = job
+        }
+    }
+
+    /// Hands `makeJob` a reporter that adds the failure's cause, and `place` the job under the state's lock.
+    private func enqueue(reporter: TaskReporter, makeJob: (TaskReporter) throws -> BatchJob,
+                         place: (BatchJob, inout State) -> Void) -> any TaskExecution {
         // The failure's cause, from Slurm's state (or jobgraph's own timeout), is set by the pass that ends
         // the job, just before the job reports its result (`endJobs`).
         let cause = Locked<FailureCause?>(nil), key = Locked<ObjectIdentifier?>(nil)
@@ -82,8 +118,7 @@ final class BatchJobQueue: Sendable {
         }
         let job: BatchJob
         do {
-            job = try BatchJob(work: work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile,
-                               arrayKey: arrayKey, reporter: causeReporter, queue: self)
+            job = try makeJob(causeReporter)
             key.withLock { $0 = ObjectIdentifier(job) }
         } catch {
             let failed = FailedStart()
@@ -92,16 +127,25 @@ final class BatchJobQueue: Sendable {
         }
         state.withLock { state in
             state.causes[ObjectIdentifier(job)] = cause
-            state.waiting.append(job)
-            if let key = job.arrayKey {
-                let now = clock.now
-                state.arrivals[key] = (state.arrivals[key]?.first ?? now, now)
-            }
+            place(job, &state)
         }
         // The items of a fan-out that start together gather into one array (see `arrayHold`).
         schedulePass(after: job.arrayKey == nil ? 0 : Self.arrayQuietPeriod)
         return job
     }
+
+    /// Polls follow the jobs named `names` (killed runs' jobs taken over) with the run's own.
+    func follow(names: [String]) {
+        state.withLock { $0.adoptedNames += names }
+    }
+
+    /// Keeps the first failure to write a job down, for the summary (`ledgerProblem`).
+    func recordingFailed(_ problem: String) {
+        state.withLock { if $0.ledgerProblem == nil { $0.ledgerProblem = problem } }
+    }
+
+    /// The first job the run could not write down in `state.db`: a run killed later would leave it behind.
+    var ledgerProblem: String? { state.withLock(\.ledgerProblem) }
 
     /// Where the polls say how many of the run's jobs pend, and why (`TaskExecutor.reportWaiting(to:)`).
     func reportWaiting(to report: @escaping @Sendable (String?) -> Void) {
@@ -313,6 +357,12 @@ final class BatchJobQueue: Sendable {
             for job in group { job.rejected(message) }
             return
         }
+        // Written down before the next submission: a run that dies now leaves its jobs to the next (`SlurmExecutor.takeOver`).
+        let records = group.enumerated().map { index, job in
+            SubmittedJob(runToken: runToken, job: group.count == 1 ? id : "\(id)_\(index)", task: job.work.id, attempt: job.work.attempt,
+                         statusFile: job.statusFile)
+        }
+        do { try ledger?.submitted(records) } catch { recordingFailed("cannot record Slurm job \(id) in .jobgraph/state.db: \(error)") }
         state.withLock { state in
             for (index, job) in group.enumerated() {
                 let jobID = group.count == 1 ? id : "\(id)_\(index)"
@@ -359,7 +409,8 @@ final class BatchJobQueue: Sendable {
     private func accountedStates(of ids: Set<String>) -> [String: (state: String, reason: String)]? {
         guard let sacct = cluster.sacct else { return nil }
         let start = Self.sacctTime.string(from: since.addingTimeInterval(-60))
-        guard let output = try? sacct.run(["--noheader", "--allocations", "--parsable2", "--name=\(jobName)", "--starttime=\(start)",
+        let names = ([jobName] + state.withLock(\.adoptedNames)).joined(separator: ",")
+        guard let output = try? sacct.run(["--noheader", "--allocations", "--parsable2", "--name=\(names)", "--starttime=\(start)",
                                            "--format=JobID,State,Reason"]),  // not started: squeue instead
               output.succeeded else { return nil }
         var states: [String: (state: String, reason: String)] = [:]

@@ -22,34 +22,42 @@ import TaskGraph
 /// The Runner drives the run's life on the cluster (`TaskExecutor`): `prepare()` obtains the allocation,
 /// `cancel()` stops the batch jobs after Ctrl-C or SIGTERM, and `finish()` releases what is left.
 public final class SlurmExecutor: TaskExecutor {
-    private let cluster: SlurmCluster
+    let cluster: SlurmCluster
     private let graph: TaskGraph
-    private let mode: SlurmMode
+    let mode: SlurmMode
     private let jobs: Int
     private let local: any TaskExecutor
     /// `.jobgraph/slurm`: status files and batch scripts.
     private let workDirectory: String
     /// The tasks whose work goes to the cluster, by id, with their Slurm settings: looked up once per start.
     private let clusterTasks: [String: (task: TaskSpec, slurm: SlurmSpec)]
-    private let allocation = Locked<String?>(nil)
-    private let cancelled = Locked(false)
-    private let notes = Locked<[String]>([])
-    private let batch: BatchJobQueue?
+    let allocation = Locked<String?>(nil)
+    let cancelled = Locked(false)
+    let notes = Locked<[String]>([])
+    let batch: BatchJobQueue?
     private let environment: [String: String]
     /// Allocation mode: the long-lived steps that run plain tasks (`StepWorker`).
     private let workers = Locked<[StepWorker]>([])
     /// Ctrl-C or SIGTERM came: the summary says the allocation was cancelled, not released.
-    private let interrupted = Locked(false)
+    let interrupted = Locked(false)
     private let plan: SlurmPlanDescription
     /// Names this run's attempt files (`TASK.ATTEMPT.RUN.status`), so that a job of an earlier run still
     /// running (jobgraph was killed) never writes into this run's: its outcome cannot become this run's verdict.
-    private let runToken = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    let runToken = String(UInt64.random(in: 1...UInt64.max), radix: 36)
     /// The `--job-name` of the run's allocation: the run's own, so that its jobs can be told from others'.
     private var jobName: String { "jobgraph-" + runToken }
     /// Allocation mode: the `salloc` pending now, which a Ctrl-C or SIGTERM stops.
     private let allocationRequest = Locked<AllocationRequest?>(nil)
     /// Where the executor says what the run waits for (`reportWaiting(to:)`).
     private let waiting = Locked<(@Sendable (String?) -> Void)?>(nil)
+    /// Where the run writes down its jobs, and finds those of a killed run (`state.db`); `nil` for none.
+    let ledger: (any JobLedger)?
+    /// Takes over a killed run's jobs (`true`), or cancels them (`--no-reattach`) before it starts.
+    let reattaches: Bool
+    /// Jobs of killed runs this run takes over, by task, until the task starts (`takeOver`).
+    let adoptions = Locked<[TaskID: SubmittedJob]>([:])
+    /// The killed runs whose jobs this run took over: released with its own once it ends.
+    let adoptedRuns = Locked<[String]>([])
 
     /// The tasks of `graph` that cannot go to a cluster because they use jobgraph's terminal (`interactive`,
     /// `prompt`): an error at each, for exit status 2 before anything runs (docs/pipeline.md, "Interactive tasks").
@@ -66,23 +74,30 @@ public final class SlurmExecutor: TaskExecutor {
 
     /// The executor for a run of `graph`, after checking that the cluster can take it: its client
     /// programs are found on the configuration's `PATH`, and its controller names its partitions.
-    /// - Parameter local: runs what stays on this machine, and in allocation mode the local `srun` of each step.
+    /// - Parameters:
+    ///   - local: runs what stays on this machine, and in allocation mode the local `srun` of each step.
+    ///   - ledger: where the run writes down its jobs, and finds those of a killed run (`nil`: nowhere).
+    ///   - reattaches: take over a killed run's jobs, or (false, `--no-reattach`) cancel them first.
     /// - Throws: every reason the cluster cannot take the run, before anything runs.
     public static func connect(graph: TaskGraph, mode: SlurmMode, configuration: RunConfiguration,
-                               local: any TaskExecutor) throws(SlurmSetupError) -> SlurmExecutor {
+                               local: any TaskExecutor, ledger: (any JobLedger)? = nil,
+                               reattaches: Bool = true) throws(SlurmSetupError) -> SlurmExecutor {
         let cluster = try SlurmCluster.connect(environment: configuration.environment)
         let problems = cluster.problems(in: graph, mode: mode, jobs: configuration.jobs)
         if !problems.isEmpty { throw SlurmSetupError(problems) }
         return SlurmExecutor(cluster: cluster, graph: graph, mode: mode, jobs: configuration.jobs, local: local,
-                             stateDirectory: configuration.stateDirectory, environment: configuration.environment)
+                             stateDirectory: configuration.stateDirectory, environment: configuration.environment,
+                             ledger: ledger, reattaches: reattaches)
     }
 
     /// - Parameters:
     ///   - local: runs what stays on this machine, and in allocation mode the local `srun` of each step.
     ///   - stateDirectory: the run's `.jobgraph` folder (on a file system the nodes share).
     public init(cluster: SlurmCluster, graph: TaskGraph, mode: SlurmMode, jobs: Int, local: any TaskExecutor,
-                stateDirectory: String, environment: [String: String]) {
+                stateDirectory: String, environment: [String: String], ledger: (any JobLedger)? = nil, reattaches: Bool = true) {
         self.cluster = cluster
+        self.ledger = ledger
+        self.reattaches = reattaches
         self.graph = graph
         self.mode = mode
         self.jobs = jobs
@@ -99,7 +114,7 @@ public final class SlurmExecutor: TaskExecutor {
         let top = graph.pipeline.slurm ?? SlurmSpec()
         batch = mode == .jobs
             ? BatchJobQueue(cluster: cluster, directory: stateDirectory + "/slurm", runToken: runToken, queueSize: top.queueSize ?? 100,
-                            submitRate: top.submitRate, pollInterval: top.pollInterval ?? 5)
+                            submitRate: top.submitRate, pollInterval: top.pollInterval ?? 5, ledger: ledger)
             : nil
     }
 
@@ -113,8 +128,9 @@ public final class SlurmExecutor: TaskExecutor {
         } catch {
             throw SlurmSetupError(["cannot create '\(workDirectory)': \(error)"])
         }
+        let takenOver = takeOver()
         guard mode == .allocation else {
-            return ["slurm: one batch job per task, at most \(batch?.queueSize ?? 100) queued at once"]
+            return takenOver + ["slurm: one batch job per task, at most \(batch?.queueSize ?? 100) queued at once"]
         }
         let top = graph.pipeline.slurm ?? SlurmSpec()
         let cpus = graph.pipeline.slurmCPUsPerSlot
@@ -147,8 +163,11 @@ public final class SlurmExecutor: TaskExecutor {
             throw SlurmSetupError(["the run was stopped while its Slurm allocation was pending; the request is cancelled"])
         }
         allocation.withLock { $0 = job }
+        do { try ledger?.submitted([SubmittedJob(runToken: runToken, job: job)]) } catch {
+            notes.withLock { $0.append("warning: cannot record Slurm allocation \(job) in .jobgraph/state.db: \(error)") }
+        }
         guard graph.pipeline.slurmRunsInWorkerSteps else {
-            return ["slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); each task runs as a job step in it"]
+            return takenOver + ["slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); each task runs as a job step in it"]
         }
         let marker = "jobgraph-" + runToken
         var started: [StepWorker] = []
@@ -161,7 +180,7 @@ public final class SlurmExecutor: TaskExecutor {
             }
         }
         workers.withLock { $0 = started }
-        return ["slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); \(started.count) worker steps in it run the tasks"]
+        return takenOver + ["slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); \(started.count) worker steps in it run the tasks"]
     }
 
     /// `salloc: Granted job allocation 1234` → `1234`.
@@ -185,6 +204,9 @@ public final class SlurmExecutor: TaskExecutor {
         work.environment[TaskWork.cpusVariable] = String(spec.cpus ?? work.cpus)
         work.sharedEnvironment = nil
         let statusFile = "\(workDirectory)/\(Self.fileName(work.id)).\(work.attempt).\(runToken).status"
+        if let batch, let adopted = adoptions.withLock({ $0.removeValue(forKey: work.id) }), let adoptedStatus = adopted.statusFile {
+            return batch.adopt(adopted, statusFile: adoptedStatus, work: work, commands: commands, spec: spec, reporter: reporter)
+        }
         if let batch {
             return batch.submit(work: work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile,
                                 arrayKey: Self.arrayKey(task, work: work), reporter: reporter)
@@ -198,7 +220,7 @@ public final class SlurmExecutor: TaskExecutor {
         if !concurrently {
             // A worker step says only "timed out after …" of jobgraph's own timeout: the cause `retry_on` names is added here.
             var workerReporter = reporter
-            workerReporter.finished = { result in reporter.finished(Self.withTimeoutCause(result)) }
+            workerReporter.finished = { [self] result in finishStep(Self.withTimeoutCause(result), reporter: reporter) }
             for worker in workers.withLock({ $0 }) {
                 if let task = worker.run(work, commands: commands, concurrently: false, statusFile: statusFile, reporter: workerReporter) {
                     return task
@@ -230,7 +252,7 @@ public final class SlurmExecutor: TaskExecutor {
                 unlink(statusFile)
                 let recorded = TaskScript.read(text, commands: commands, job: job)
                 if let id = recorded.slurmID { reporter.executorJob(id) }
-                reporter.finished(Self.outcome(local: result, recorded: recorded.result, slurmError: slurmError.withLock { $0 }))
+                self.finishStep(Self.outcome(local: result, recorded: recorded.result, slurmError: slurmError.withLock { $0 }), reporter: reporter)
             })
         stepReporter.executorJob = reporter.executorJob
         return try local.start(step, reporter: stepReporter)
@@ -281,6 +303,12 @@ public final class SlurmExecutor: TaskExecutor {
         for worker in workers { worker.waitForEnd(seconds: 5) }
         cancelEverything(verb: interrupted.withLock { $0 } ? "cancelled" : "released")
         batch?.waitForCommands()
+        cancelUnclaimedAdoptions()
+        if let problem = batch?.ledgerProblem { notes.withLock { $0.append("warning: \(problem)") } }
+        // Nothing of this run, or of the killed runs it took over, is left in Slurm for a later run to find.
+        do { try ledger?.release([runToken] + adoptedRuns.withLock { $0 }) } catch {
+            notes.withLock { $0.append("warning: cannot record the run's end on Slurm in .jobgraph/state.db: \(error)") }
+        }
         return notes.withLock { $0 }
     }
 

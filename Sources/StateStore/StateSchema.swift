@@ -1,7 +1,7 @@
 /// The tables of `state.db` and how to bring an older file up to date, versioned by `PRAGMA user_version`.
 enum StateSchema {
     /// The version this program writes.
-    static let currentVersion = 9
+    static let currentVersion = 10
     /// The first version whose up-to-date records are keyed by pipeline and task (`StateStore.taskNamespace`).
     static let namespacedVersion = 9
 
@@ -66,6 +66,7 @@ enum StateSchema {
         "",
         withoutReplayMigration,
         namespaceMigration,
+        slurmJobsMigration,
     ]
 
     /// Checks that a database opened read-only can be read: an older version lacks columns that reads then

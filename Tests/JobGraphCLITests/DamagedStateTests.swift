@@ -99,14 +99,14 @@ import Glibc
             import sqlite3, sys
             connection = sqlite3.connect(sys.argv[1])
             connection.execute("CREATE TABLE future (x)")
-            connection.execute("PRAGMA user_version = 10")
+            connection.execute("PRAGMA user_version = 99")
             connection.commit()
             """, [stateFile(folder)])
         let original = try #require(FileManager.default.contents(atPath: stateFile(folder)))
         let run = try await folder.run()
         #expect(run.status == 2)
         #expect(run.events.isEmpty)
-        #expect(run.outcome.errorLines == ["error: '\(stateFile(folder))' has schema version 10, but this jobgraph knows up to \(StateStore.schemaVersion); "
+        #expect(run.outcome.errorLines == ["error: '\(stateFile(folder))' has schema version 99, but this jobgraph knows up to \(StateStore.schemaVersion); "
             + "a newer jobgraph wrote it: run that one, or delete the file to start afresh (it is left as it is)"])
         #expect(FileManager.default.contents(atPath: stateFile(folder)) == original)
         #expect(try setAside(folder).isEmpty)

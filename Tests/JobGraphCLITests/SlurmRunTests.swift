@@ -259,6 +259,9 @@ struct SlurmRunTests {
         _ = try await killed.finish(within: .seconds(60))
         // The orphan runs on: only the new run's attempt can end it.
         #expect(await LocalSlurmCluster.client("squeue", ["--noheader", "--states=RUNNING"])?.isEmpty == false)
+        // Without its record in state.db (a run killed between sbatch's answer and the record's commit), the
+        // next run cannot take the orphan over (SlurmReattachTests), and submits the task anew beside it.
+        for suffix in ["", "-wal", "-shm"] { unlink(directory.file(".jobgraph/state.db" + suffix)) }
 
         let next = try await Self.run(pipeline: directory, mode: mode)
         #expect(directory.exists("second.began"))
@@ -267,6 +270,27 @@ struct SlurmRunTests {
         #expect(await eventually(within: .seconds(30), every: .milliseconds(100)) {
             await LocalSlurmCluster.client("squeue", ["--noheader"]) == ""
         }, "the orphan is still in squeue")
+    }
+
+    /// A batch job that outlives its Slurm `time` ends as `TIMEOUT`, and so does an allocation: the attempt
+    /// running in it fails with the allocation's state. The state names the failure's cause and reaches the
+    /// events as `slurm_state`. Slurm's time limits are whole minutes and its controller checks them every
+    /// 30 s, so the job ends 60 to 90 s after it began, plus `KillWait` (5 s in scripts/slurm-local.sh):
+    /// 92 s each, measured on the one-node cluster.
+    @Test(arguments: Mode.allCases)
+    func aJobSlurmEndsAtItsTimeLimitFailsAsTIMEOUT(mode: Mode) async throws {
+        let directory = try ScratchDirectory("jobgraph-slurm")
+        defer { directory.remove() }
+        try directory.write("version: 1\nslurm: {time: 1m}\ntasks:\n  slow: {run: 'sleep 300', slurm: {time: 1m}}\n", to: "p.yaml")
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "1", "--events", "events.jsonl", "--executor", "slurm",
+                                                "--slurm-mode", mode.rawValue], in: directory, environment: LocalSlurmCluster.environment)
+        let outcome = try await running.finish(within: .seconds(180))
+        #expect(outcome.status == 1, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        let end = (directory.read("events.jsonl") ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.last { $0["task"] as? String == "slow" && $0["to"] as? String == "failed" }
+        #expect(end?["slurm_state"] as? String == "TIMEOUT", "\(String(describing: end))")
+        #expect((end?["error"] as? String)?.contains("TIMEOUT") == true, "\(String(describing: end))")
     }
 
     @Test func aParallelGroupRunsInAStepOfItsOwn() async throws {

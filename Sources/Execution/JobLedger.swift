@@ -1,0 +1,55 @@
+import PipelineModel
+import Foundation
+
+/// Where an executor that hands work to a scheduler (Slurm) writes down each job as it submits it, before
+/// the next, and where the run after a killed one finds the jobs that run left behind (docs/pipeline.md,
+/// "Reattach"). The state store keeps it in `state.db`. Calls block until written; safe from any thread.
+public protocol JobLedger: Sendable {
+    /// A run begins; `token` names its jobs. Before its first submission.
+    func begin(token: String) throws
+    /// Jobs just submitted.
+    func submitted(_ jobs: [SubmittedJob]) throws
+    /// How a job ended, as its run saw it.
+    func ended(_ job: SubmittedJob) throws
+    /// The runs of this pipeline that nobody has released, but the one of `token`, oldest first.
+    func unreleasedRuns(except token: String) throws -> [LedgerRun]
+    /// Nothing of these runs is left on the scheduler for a later run to find: they ended, or a later run took over.
+    func release(_ tokens: [String]) throws
+}
+
+/// One job a run submitted: a task's attempt, or the run's allocation.
+public struct SubmittedJob: Sendable, Equatable {
+    /// The run's token: its jobs are named `jobgraph-TOKEN`, its attempt files carry it.
+    public var runToken: String
+    /// The scheduler's id: `1234`, an array item's `1234_7`.
+    public var job: String
+    /// The task whose attempt the job runs; `nil` for the run's allocation.
+    public var task: TaskID?
+    public var attempt: Int?
+    /// Where the job writes how its commands ended.
+    public var statusFile: String?
+    /// Once the run saw the job end: the scheduler's state (`COMPLETED`, `OUT_OF_MEMORY`) when known,
+    /// the exit code, and the state the attempt ended in.
+    public var schedulerState: String?
+    public var exitCode: Int32?
+    public var outcome: TaskState?
+
+    public init(runToken: String, job: String, task: TaskID? = nil, attempt: Int? = nil, statusFile: String? = nil,
+                schedulerState: String? = nil, exitCode: Int32? = nil, outcome: TaskState? = nil) {
+        (self.runToken, self.job, self.task, self.attempt, self.statusFile) = (runToken, job, task, attempt, statusFile)
+        (self.schedulerState, self.exitCode, self.outcome) = (schedulerState, exitCode, outcome)
+    }
+}
+
+/// A run whose jobs nobody has taken over: killed, or still going on under its lock.
+public struct LedgerRun: Sendable, Equatable {
+    public var token: String
+    /// Its number in the history; `nil` once the history dropped it.
+    public var run: Int64?
+    /// Its jobs, in the order it submitted them.
+    public var jobs: [SubmittedJob]
+
+    public init(token: String, run: Int64?, jobs: [SubmittedJob]) {
+        (self.token, self.run, self.jobs) = (token, run, jobs)
+    }
+}

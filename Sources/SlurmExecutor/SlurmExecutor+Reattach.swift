@@ -1,0 +1,179 @@
+import Foundation
+import Execution
+import PipelineModel
+
+/// A run after a killed one (docs/pipeline.md, "Reattach"): the killed run's jobs, written down in `state.db`
+/// as it submitted them (`JobLedger`), are found in Slurm by their job name, `jobgraph-TOKEN`.
+///
+/// In jobs mode the new run takes them over: a job still pending or running is followed as one of its own
+/// when its task starts (`BatchJobQueue.adopt`), and one that ended while no jobgraph watched ends the
+/// task's attempt with the outcome its status file holds; only what is left is submitted. Allocation mode
+/// cannot take over worker steps, which read their tasks from the killed jobgraph's pipes and carried
+/// their output back through them: it cancels the killed run's allocation, and its unfinished tasks run
+/// again. With `--no-reattach`, and for `jobgraph cancel`, everything of the killed runs is cancelled.
+extension SlurmExecutor {
+    /// Writes the run down, then takes over or cancels what killed runs left in Slurm.
+    /// - Returns: lines for the user: which runs died, and what became of their jobs.
+    func takeOver() -> [String] {
+        guard let ledger else { return [] }
+        let dead: [LedgerRun]
+        do {
+            try ledger.begin(token: runToken)
+            dead = try ledger.unreleasedRuns(except: runToken)
+        } catch {
+            return ["warning: slurm: cannot read or write the run's jobs in .jobgraph/state.db (\(error)); "
+                    + "if jobgraph is killed, the next run will not find them"]
+        }
+        guard !dead.isEmpty else { return [] }
+        let died = Self.died(dead)
+        let queued = Self.queuedJobs(of: dead, cluster: cluster)
+        guard reattaches, mode == .jobs, let batch, let queued else {
+            let why = !reattaches ? "" : mode == .allocation
+                ? "; allocation mode cannot take over its worker steps, so its unfinished tasks run again" : ""
+            return [Self.cancel(dead, queued: queued, cluster: cluster, ledger: ledger, saying: { "slurm: \(died); \($0)\(why)" })]
+        }
+        // The last job of each task decides: an earlier attempt's job was followed to its end, or superseded.
+        var latest: [TaskID: SubmittedJob] = [:]
+        for run in dead { for job in run.jobs { if let task = job.task { latest[task] = job } } }
+        var live: [SubmittedJob] = [], ended: [SubmittedJob] = []
+        for job in latest.values.sorted(by: { $0.job.compare($1.job, options: .numeric) == .orderedAscending })
+        where job.outcome == nil && job.statusFile != nil {
+            if let state = queued.state(of: job.job), BatchJobQueue.liveStates.contains(state) {
+                live.append(job)
+            } else if Self.recordsAnEnd(job.statusFile ?? "") {
+                ended.append(job)
+            }  // ended without recording how: its task is submitted again
+        }
+        let adopted = Set((live + ended).map(\.job))
+        // What no task will take over (an allocation, a superseded attempt) is cancelled now.
+        let stray = queued.liveJobs.filter { !adopted.contains($0) }
+        if !stray.isEmpty { _ = try? cluster.scancel.run(stray) }  // a job that ended meanwhile needs none
+        adoptions.withLock { adoptions in for job in live + ended { adoptions[job.task!] = job } }
+        adoptedRuns.withLock { $0 = dead.map(\.token) }
+        batch.follow(names: dead.map { "jobgraph-" + $0.token })
+        var line = "slurm: \(died); "
+        if live.isEmpty {
+            line += "none of its Slurm jobs is still pending or running"
+        } else {
+            line += "reattaching to \(Self.count(live.count, "Slurm job")) (\(live.map(\.job).joined(separator: " ")))"
+        }
+        if !ended.isEmpty { line += "; \(Self.count(ended.count, "job")) ended meanwhile, and count as they ended" }
+        if !stray.isEmpty { line += "; cancelled \(stray.joined(separator: " ")), which no task takes over" }
+        return [line]
+    }
+
+    /// At the run's end: a killed run's job whose task never started here (deselected, or up to date) is cancelled.
+    func cancelUnclaimedAdoptions() {
+        let left = adoptions.withLock { adoptions in
+            defer { adoptions = [:] }
+            return adoptions.values.map(\.job)
+        }
+        if !left.isEmpty { _ = try? cluster.scancel.run(left) }  // one that ended needs no cancel
+    }
+
+    /// `jobgraph cancel`: cancels every job killed runs of the pipeline left in Slurm, starting nothing.
+    /// - Returns: what was cancelled, or a sentence saying there was nothing to.
+    /// - Throws: when the Slurm clients cannot be found or the controller does not answer.
+    public static func cancelLeftBehind(ledger: any JobLedger, environment: [String: String]) throws -> [String] {
+        let dead = try ledger.unreleasedRuns(except: "")
+        guard !dead.isEmpty else { return ["nothing to cancel: no killed run of this pipeline left jobs in Slurm"] }
+        let cluster = try SlurmCluster.connect(environment: environment)
+        return [cancel(dead, queued: queuedJobs(of: dead, cluster: cluster), cluster: cluster, ledger: ledger) { "\(died(dead)); \($0)" }]
+    }
+
+    /// Cancels what `dead` left pending or running, in one `scancel`, and releases the runs.
+    /// - Parameter saying: makes the line from what was done ("cancelled its 2 Slurm jobs (12 13)").
+    private static func cancel(_ dead: [LedgerRun], queued: QueuedJobs?, cluster: SlurmCluster, ledger: any JobLedger,
+                               saying: (String) -> String) -> String {
+        guard let queued else { return saying("squeue did not answer, so its jobs are left as they are") }
+        let ids = queued.liveJobs
+        guard !ids.isEmpty else {
+            try? ledger.release(dead.map(\.token))  // unreleased, the next run looks again and finds nothing
+            return saying("none of its Slurm jobs is left")
+        }
+        let output = try? cluster.scancel.run(ids)  // a failure is said below
+        guard output?.succeeded == true else { return saying("scancel \(ids.joined(separator: " ")) failed: \(output?.message ?? "not run")") }
+        try? ledger.release(dead.map(\.token))  // unreleased, the next run looks again and finds them gone
+        return saying("cancelled its \(count(ids.count, "Slurm job")) (\(ids.joined(separator: " ")))")
+    }
+
+    /// "run 7 died", "runs 6 and 7 died".
+    static func died(_ dead: [LedgerRun]) -> String {
+        let numbers = dead.map { $0.run.map(String.init) ?? "?" }
+        return numbers.count == 1 ? "run \(numbers[0]) died" : "runs \(numbers.dropLast().joined(separator: ", ")) and \(numbers.last!) died"
+    }
+
+    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+
+    /// Whether a status file holds how the commands ended (its second line), not only that they began.
+    static func recordsAnEnd(_ statusFile: String) -> Bool {
+        let text = (try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? ""  // none: the job never began
+        return text.split(separator: "\n").count >= 2
+    }
+
+    /// The killed runs' jobs Slurm still knows, by their job names, in one `squeue`; `nil` when it did not answer.
+    static func queuedJobs(of dead: [LedgerRun], cluster: SlurmCluster) -> QueuedJobs? {
+        let names = dead.map { "jobgraph-" + $0.token }.joined(separator: ",")
+        guard let output = try? cluster.squeue.run(["--noheader", "--array", "--states=all", "--name=\(names)", "--format=%i|%T"]),
+              output.succeeded else { return nil }  // the caller says so
+        var states: [String: String] = [:]
+        for line in output.standardOutput.split(separator: "\n") {
+            let fields = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            if fields.count == 2 { states[fields[0]] = fields[1] }
+        }
+        return QueuedJobs(states: states)
+    }
+}
+
+/// Jobs `squeue` lists, with their states (`RUNNING`); a pending array not yet split is `12_[0-3]`.
+struct QueuedJobs {
+    var states: [String: String]
+
+    /// The state of job `id` (`12`, or an array item's `12_3`), `nil` when Slurm no longer lists it.
+    func state(of id: String) -> String? {
+        if let state = states[id] { return state }
+        guard let underscore = id.firstIndex(of: "_") else { return nil }
+        let array = id[..<underscore] + "_["
+        return states.first { $0.key.hasPrefix(array) }?.value
+    }
+
+    /// The ids of the jobs still pending or running, for `scancel` (an unsplit array by its own id).
+    var liveJobs: [String] {
+        states.filter { BatchJobQueue.liveStates.contains($0.value) }.keys
+            .map { $0.contains("_[") ? String($0.prefix { $0 != "_" }) : $0 }
+            .sorted { $0.compare($1, options: .numeric) == .orderedAscending }
+    }
+}
+
+extension SlurmExecutor {
+    /// Ends an attempt of allocation mode. A failure without a cause is checked against the allocation: when
+    /// Slurm has ended it (its time limit, a node failure, a preemption), the attempt carries the allocation's
+    /// state (`slurm_state`) and the cause `retry_on` names, as a batch job's does. The one `squeue` runs off
+    /// the caller's thread, which may be the event loop's.
+    func finishStep(_ result: TaskResult, reporter: TaskReporter) {
+        guard case .failed(let code, let reason, nil) = result, let job = allocation.withLock({ $0 }), !cancelled.withLock({ $0 }),
+              !interrupted.withLock({ $0 }) else { return reporter.finished(result) }
+        DispatchQueue.global().async { [cluster] in
+            guard let state = Self.endedState(ofAllocation: job, cluster: cluster) else { return reporter.finished(result) }
+            reporter.executorState(state)
+            reporter.finished(BatchJob.naming(state, in: .failed(exitCode: code, reason: reason, cause: BatchJobQueue.cause(ofState: state))))
+        }
+    }
+
+    /// How Slurm ended allocation `job`; `nil` while it runs, or when `squeue` does not say. A job whose steps
+    /// are still being stopped (`COMPLETING`) is asked again, for at most 15 s (KillWait is 30 s by default,
+    /// but the step that failed is gone already).
+    static func endedState(ofAllocation job: String, cluster: SlurmCluster) -> String? {
+        for _ in 0..<30 {
+            guard let output = try? cluster.squeue.run(["--noheader", "--jobs=\(job)", "--states=all", "--format=%i|%T"]),
+                  output.succeeded else { return nil }  // forgotten already: nothing to say
+            let line = output.standardOutput.split(separator: "\n").first { $0.hasPrefix(job + "|") }
+            let fields = line?.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+            guard fields.count >= 2, fields[1] != "RUNNING" else { return nil }
+            let state = fields[1]
+            if !BatchJobQueue.liveStates.contains(state) { return state == "COMPLETED" ? nil : state }
+            usleep(500_000)
+        }
+        return nil
+    }
+}

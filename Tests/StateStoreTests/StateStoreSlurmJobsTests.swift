@@ -1,0 +1,36 @@
+import Execution
+import Foundation
+import PipelineModel
+import Testing
+@testable import StateStore
+
+/// The ledger of Slurm jobs (`slurm_runs`, `slurm_jobs`): what a run wrote down is what the next run of
+/// its pipeline finds, until someone releases it; another pipeline's runs are not found.
+@Suite struct StateStoreSlurmJobsTests {
+    let start = Date(timeIntervalSince1970: 1_700_000_000)
+
+    @Test func aKilledRunsJobsAreFoundByTheNextRunUntilReleased() throws {
+        let store = try StateStore.inMemory(directory: "/project")
+        let ledger = store.jobLedger(pipelineFile: "ci.yaml")
+        let killed = try store.beginRun(pipelineFile: "ci.yaml", startTime: start, taskCount: 2)
+        try ledger.begin(token: "k1")
+        let first = SubmittedJob(runToken: "k1", job: "12", task: "a", attempt: 1, statusFile: "/project/.jobgraph/slurm/a.1.k1.status")
+        let second = SubmittedJob(runToken: "k1", job: "13_0", task: "b[0]", attempt: 1, statusFile: "/project/.jobgraph/slurm/b_0_.1.k1.status")
+        try ledger.submitted([first])
+        try ledger.submitted([second])
+        var ended = first
+        (ended.schedulerState, ended.exitCode, ended.outcome) = ("FAILED", 3, .failed)
+        try ledger.ended(ended)
+        // Another pipeline in the folder has runs of its own.
+        _ = try store.beginRun(pipelineFile: "other.yaml", startTime: start, taskCount: 1)
+        try store.jobLedger(pipelineFile: "other.yaml").begin(token: "o1")
+
+        let next = try store.beginRun(pipelineFile: "ci.yaml", startTime: start + 60, taskCount: 2)
+        try ledger.begin(token: "n1")
+        #expect(try ledger.unreleasedRuns(except: "n1") == [LedgerRun(token: "k1", run: killed.rawValue, jobs: [ended, second])])
+        #expect(try ledger.unreleasedRuns(except: "k1").map(\.run) == [next.rawValue])
+        try ledger.release(["k1", "n1"])
+        #expect(try ledger.unreleasedRuns(except: "").isEmpty)
+        #expect(try store.jobLedger(pipelineFile: "other.yaml").unreleasedRuns(except: "").map(\.token) == ["o1"])
+    }
+}
