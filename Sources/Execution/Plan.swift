@@ -33,11 +33,13 @@ public struct Plan: Sendable {
         /// It needs the terminal (`interactive`, `prompt`): it starts once nothing else executes, and nothing
         /// else starts until it ends, as ninja's `console` pool (docs/pipeline.md, "Interactive tasks").
         public var runsAlone: Bool
+        /// Amounts of limited resources (`mem`, `gpus`, …; not `cpus`, which is `weight`) it holds while executing.
+        public var demands: [Demand]
 
         public init(id: TaskID, queue: Int = 0, priority: Priority = .normal, criticalPath: Double = 1,
                     when: RunWhen = .success, allowsFailure: Bool = false, needs: [Int] = [], hasConditions: Bool = false,
                     categories: [Int] = [], weight: Int = 1, isService: Bool = false, isFanOut: Bool = false, group: Int? = nil,
-                    runsAlone: Bool = false) {
+                    runsAlone: Bool = false, demands: [Demand] = []) {
             self.id = id
             self.queue = queue
             self.priority = priority
@@ -52,6 +54,18 @@ public struct Plan: Sendable {
             self.isFanOut = isFanOut
             self.group = group
             self.runsAlone = runsAlone
+            self.demands = demands
+        }
+    }
+
+    /// An amount of one limited resource, by its index in the Plan's `resourceTotals`.
+    public struct Demand: Sendable, Equatable {
+        public var resource: Int
+        public var amount: Int64
+
+        public init(resource: Int, amount: Int64) {
+            self.resource = resource
+            self.amount = amount
         }
     }
 
@@ -94,6 +108,10 @@ public struct Plan: Sendable {
     /// `--jobs` slots in use.
     public private(set) var executingCount = 0
     public private(set) var terminalCount = 0
+    /// Per limited resource (as `resourceTotals`), the amount executing tasks hold.
+    public private(set) var resourcesInUse: [Int64]
+    /// Per limited resource, the most tasks may hold at once.
+    public let resourceTotals: [Int64]
 
     private let jobs: Int
     private let queueLimits: [Int]
@@ -125,6 +143,11 @@ public struct Plan: Sendable {
     private var isAloneExecuting = false
     private var groupRemaining: [Int: Int] = [:]
     private var groupFailed: [Int: Bool] = [:]
+    /// Per dynamic fan-out not read yet: the tasks whose per-item needs name its items, waiting for its
+    /// list (see `waitForLists`).
+    private var listWaiters: [Int: [Int]] = [:]
+    /// Tasks with a per-item need that named no task at run time: each fails when it would start.
+    private var unresolvedNeeds: Set<Int> = []
     private var requests = Requests()
 
     /// - Parameters:
@@ -132,8 +155,11 @@ public struct Plan: Sendable {
     ///   - queueLimits: most executing at once per queue (`max_concurrent`), indexed by `Task.queue`.
     ///   - categoryCount: how many exclusivity categories `Task.categories` index into.
     ///   - keepGoing: after a failure, keep starting tasks that do not depend on it.
-    public init(tasks: [Task], jobs: Int, queueLimits: [Int], categoryCount: Int = 0, keepGoing: Bool) {
+    ///   - resourceTotals: per limited resource that `Task.demands` index, the most held at once.
+    public init(tasks: [Task], jobs: Int, queueLimits: [Int], categoryCount: Int = 0, keepGoing: Bool, resourceTotals: [Int64] = []) {
         self.tasks = tasks
+        self.resourceTotals = resourceTotals
+        self.resourcesInUse = Array(repeating: 0, count: resourceTotals.count)
         self.jobs = max(1, jobs)
         self.queueLimits = queueLimits.map { max(1, $0) }
         self.keepGoing = keepGoing
@@ -183,10 +209,11 @@ public struct Plan: Sendable {
         index < upToDateBeforeRun.count && upToDateBeforeRun[index]
     }
 
-    /// Makes the tasks that need nothing ready (or waiting); call once before the first `take`.
+    /// Makes the tasks that need nothing ready (or waiting), nor wait for a list; call once before the first `take`.
     public mutating func begin() -> [Transition] {
         var transitions: [Transition] = []
-        for index in tasks.indices where tasks[index].needs.isEmpty {
+        // Still pending: a task settled through an earlier one's end (up to date before the run) is not again.
+        for index in tasks.indices where unfinishedNeeds[index] == 0 && states[index] == .pending {
             settle(index, into: &transitions)
             endUpToDate(into: &transitions)
         }
@@ -200,10 +227,13 @@ public struct Plan: Sendable {
     }
 
     /// The ready tasks that may start now, best first, marked executing; respects `jobs`, each queue's
-    /// limit and exclusivity. A task blocked by a held category moves to `waiting` (in `transitions`).
+    /// limit, exclusivity and resources. A task blocked by a held category moves to `waiting` (in `transitions`).
     public mutating func take() -> (started: [Int], transitions: [Transition]) {
         var started: [Int] = []
         var transitions: [Transition] = []
+        // The best ready task that does not fit yet, and the ready tasks passed over while it waits.
+        var reservation = Reservation()
+        defer { reservation.passed.forEach { order.push($0.task, queue: $0.queue) } }
         while executingCount < jobs && !isAloneExecuting {
             // Copies for the closure, which may not read `self` while `order` changes.
             let executing = executingByQueue, limits = queueLimits, jobs = jobs
@@ -217,16 +247,21 @@ public struct Plan: Sendable {
                 states[best.task] = .waiting
                 continue
             }
-            // A parallel group waits for enough free slots rather than being passed by lighter tasks.
-            let weight = min(max(task.weight, 1), jobs)
-            if executingCount > 0 && executingCount + weight > jobs { break }
             // A task that runs alone waits for those executing (ready services aside) to end, and nothing
             // passes it meanwhile, so it is not put off for ever by a stream of others.
-            if task.runsAlone && executingCount > readyServiceSlots { break }
+            let waitsToRunAlone = task.runsAlone && executingCount > readyServiceSlots
+            if waitsToRunAlone && reservation.head == nil { break }
+            if waitsToRunAlone || !fits(best.task, beside: reservation.head) {
+                // Nothing may take what the head waits for; once no slot is left beside it, nothing can start.
+                let head = reservation.head ?? best.task
+                guard reservation.passOver(best, head: head, spareSlots: spareSlots(beside: head)) else { break }
+                order.take(best.task, queue: best.queue)
+                continue
+            }
             if task.runsAlone { isAloneExecuting = true }
             order.take(best.task, queue: best.queue)
             states[best.task] = .executing
-            executingCount += weight
+            hold(best.task)
             executingByQueue[best.queue] += 1
             for category in task.categories { categoryHeld[category] = true }
             started.append(best.task)
@@ -241,7 +276,7 @@ public struct Plan: Sendable {
         guard !previous.isTerminal else { return transitions }
         let heldSlots = previous == .executing && !tasks[index].isFanOut
         if heldSlots {
-            executingCount -= min(max(tasks[index].weight, 1), jobs)
+            releaseHoldings(of: index)
             executingByQueue[tasks[index].queue] -= 1
             if tasks[index].isService && serviceReleased[index] { readyServiceSlots -= min(max(tasks[index].weight, 1), jobs) }
             if tasks[index].runsAlone { isAloneExecuting = false }
@@ -292,14 +327,20 @@ public struct Plan: Sendable {
     /// How many tasks that need the service `index` have not ended yet.
     public func remainingNeeders(of index: Int) -> Int { Int(serviceNeeders[index]) }
 
-    /// Adds the items of an executing fan-out task; they need nothing more (the fan-out's own needs are
-    /// done), and the fan-out ends once they all have. An item with `hasConditions` checks its own (those
-    /// naming `{{ item }}`); the fan-out checked the rest before its list was read. Returns the new tasks' indices with the transitions.
-    public mutating func expand(_ group: Int, items: [Task]) -> (indices: Range<Int>, transitions: [Transition]) {
+    /// Adds the items of an executing fan-out task, and the fan-out ends once they all have. The fan-out's
+    /// own needs are done; an item needs only what its `needs` name: its per-item needs, indices of tasks
+    /// already in the Plan, in any state (docs/pipeline.md, "Per-item chains"). An item with `hasConditions`
+    /// checks its own (those naming `{{ item }}`); the fan-out checked the rest before its list was read.
+    /// The tasks waiting for this list (`listWaiters(of:)`) go on.
+    /// - Parameter resolved: the needs the items' per-item needs named, and those of the tasks waiting for
+    ///   this list (see `ItemNeeds`).
+    /// - Returns: the new tasks' indices, with the transitions.
+    public mutating func expand(_ group: Int, items: [Task], resolved: ItemNeeds = ItemNeeds()) -> (indices: Range<Int>, transitions: [Transition]) {
         var transitions: [Transition] = []
         let first = tasks.count
         guard tasks[group].isFanOut, states[group] == .executing else { return (first..<first, transitions) }
         for var item in items {
+            let needs = item.needs
             item.needs = []
             item.group = group
             tasks.append(item)
@@ -312,12 +353,17 @@ public struct Plan: Sendable {
             conditionsChecked.append(false)
             serviceReleased.append(false)
             serviceNeeders.append(0)
+            addNeeds(needs, to: tasks.count - 1)
         }
         let added = first..<tasks.count
         order.add(items: added, of: group)
+        for position in resolved.unresolvedItems where position < items.count { unresolvedNeeds.insert(first + position) }
+        for (waiter, needs) in resolved.waiterNeeds.sorted(by: { $0.key < $1.key }) { addNeeds(needs, to: waiter) }
+        for waiter in resolved.unresolvedWaiters where !states[waiter].isTerminal { unresolvedNeeds.insert(waiter) }
         groupRemaining[group] = items.count
+        releaseListWaiters(of: group, into: &transitions)
         if items.isEmpty { finish(group, as: .succeeded, into: &transitions) }
-        for index in added { settle(index, into: &transitions) }
+        for index in added where unfinishedNeeds[index] == 0 { settle(index, into: &transitions) }
         return (added, transitions)
     }
 
@@ -330,6 +376,58 @@ public struct Plan: Sendable {
         isStopping = true
         cancelWaiting(into: &transitions)
         return transitions
+    }
+
+    // MARK: - Resources
+
+    /// The ready tasks `take` passed over while the best one waits for room (docs/pipeline.md, "Resources").
+    private struct Reservation {
+        /// The best ready task that did not fit: nothing else may take what it needs.
+        var head: Int?
+        var passed: [(queue: Int, task: Int)] = []
+
+        /// How many ready tasks one `take` looks past the head for one that fits beside it: enough to fill
+        /// idle slots with small tasks, and a bound on the work of each call (the Plan is O(log n) a task).
+        static let lookahead = 32
+
+        /// Sets `best` aside, the head waiting for room; `false` when looking further is useless: no slot
+        /// is free beside the head, or the lookahead is spent.
+        mutating func passOver(_ best: (queue: Int, task: Int), head: Int, spareSlots: Int) -> Bool {
+            guard spareSlots > 0, passed.count < Self.lookahead else { return false }
+            if self.head == nil { self.head = head }
+            passed.append((best.queue, best.task))
+            return true
+        }
+    }
+
+    /// `--jobs` slots the task holds while executing: its weight (`cpus`, or a parallel group's processes), at most `jobs`.
+    private func slots(of index: Int) -> Int { min(max(tasks[index].weight, 1), jobs) }
+
+    /// Slots free beyond what `head` needs.
+    private func spareSlots(beside head: Int) -> Int { jobs - executingCount - slots(of: head) }
+
+    /// Whether the task may start now: its slots and each resource it asks for are free, and, while `head`
+    /// waits for room, it takes none of what `head` needs: of each resource, only what would be left over
+    /// once `head` had its share. So the head starts as soon as it would have with nothing passing it.
+    private func fits(_ index: Int, beside head: Int?) -> Bool {
+        let headSlots = head.map(slots(of:)) ?? 0
+        // A lone task on an idle machine may use every slot.
+        if executingCount > 0 || head != nil, executingCount + slots(of: index) + headSlots > jobs { return false }
+        for demand in tasks[index].demands where demand.amount > 0 {
+            let headAmount = head.map { tasks[$0].demands.first { $0.resource == demand.resource }?.amount ?? 0 } ?? 0
+            if resourcesInUse[demand.resource] + demand.amount + headAmount > resourceTotals[demand.resource] { return false }
+        }
+        return true
+    }
+
+    private mutating func hold(_ index: Int) {
+        executingCount += slots(of: index)
+        for demand in tasks[index].demands { resourcesInUse[demand.resource] += demand.amount }
+    }
+
+    private mutating func releaseHoldings(of index: Int) {
+        executingCount -= slots(of: index)
+        for demand in tasks[index].demands { resourcesInUse[demand.resource] -= demand.amount }
     }
 
     // MARK: - Rules
@@ -350,6 +448,8 @@ public struct Plan: Sendable {
             finish(index, as: cancelled ? .cancelled : .skipped, into: &transitions)
         } else if isStopping && when == .success {
             finish(index, as: .cancelled, into: &transitions)
+        } else if unresolvedNeeds.contains(index) {
+            failUnresolved(index, into: &transitions)
         } else if isUpToDateBeforeRun(index) {
             upToDateToEnd.append(index)
         } else if tasks[index].hasConditions && !conditionsChecked[index] {
@@ -392,6 +492,9 @@ public struct Plan: Sendable {
             if serviceNeeders[need] == 0 && states[need] == .executing { requests.stopServices.append(need) }
         }
         if let group = tasks[index].group { itemEnded(index, group: group, outcome: outcome, into: &transitions) }
+        // A fan-out that ends unread (it failed to read its list, or was skipped): those waiting for its items
+        // learn how it ended.
+        if listWaiters[index] != nil { releaseListWaiters(of: index, endedAs: outcome, into: &transitions) }
         let allowedFailure = outcome == .failed && tasks[index].allowsFailure
         for dependent in dependents[index] {
             let dependent = Int(dependent)
@@ -487,5 +590,84 @@ public struct Plan: Sendable {
         case .cancelled: .cancelled
         case .restored: .restored
         }
+    }
+}
+
+// MARK: - Per-item needs met at run time
+
+extension Plan {
+    /// What the per-item needs named once a fan-out's list was read (docs/pipeline.md, "Per-item chains").
+    public struct ItemNeeds: Sendable {
+        /// Positions among the new items of those whose per-item need named no task: each fails when it
+        /// would start, as a task that failed.
+        public var unresolvedItems: Set<Int> = []
+        /// Per task that waited for the list (`listWaiters(of:)`), its needs among the new items.
+        public var waiterNeeds: [Int: [Int]] = [:]
+        /// Tasks that waited for the list and whose per-item need named none of its items: each fails when
+        /// it would start.
+        public var unresolvedWaiters: Set<Int> = []
+
+        public init() {}
+    }
+
+    /// Makes tasks wait for dynamic fan-outs' lists to be read, as well as for their needs: a task whose
+    /// per-item need names an item of such a fan-out (`map[{{ index }}]`) can tell which item only once
+    /// the list is read (docs/pipeline.md, "Per-item chains"). Call before `begin`.
+    /// - Parameter lists: per task, the fan-outs whose lists it waits for; none of them among its `needs`.
+    public mutating func waitForLists(_ lists: [Int: [Int]]) {
+        for (task, groups) in lists.sorted(by: { $0.key < $1.key }) {
+            for group in groups where tasks[group].isFanOut {
+                listWaiters[group, default: []].append(task)
+                unfinishedNeeds[task] += 1
+            }
+        }
+    }
+
+    /// The tasks waiting for the list of the fan-out `group` to be read: `expand` gives those that are not
+    /// fan-outs themselves their needs among its items (`ItemNeeds.waiterNeeds`).
+    public func listWaiters(of group: Int) -> [Int] { listWaiters[group] ?? [] }
+
+    /// Adds needs to a task that is still pending (an item being added, or a task waiting for a list): it
+    /// waits for those not ended; those ended count as they ended (a failed one skips it, unless its
+    /// `when` says otherwise).
+    private mutating func addNeeds(_ needs: [Int], to task: Int) {
+        guard states[task] == .pending else { return }
+        for need in needs where need != task && !tasks[task].needs.contains(need) {
+            tasks[task].needs.append(need)
+            if tasks[need].isService { serviceNeeders[need] += 1 }
+            if let outcome = Self.outcome(of: states[need]) {
+                note(outcome, allowedFailure: outcome == .failed && tasks[need].allowsFailure, forDependent: task)
+            } else if !(tasks[need].isService && serviceReleased[need]) {
+                dependents[need].append(Int32(task))
+                unfinishedNeeds[task] += 1
+            }
+        }
+    }
+
+    /// The fan-out `group` was read (`endedAs` nil) or ended unread: the tasks waiting for its list go on.
+    private mutating func releaseListWaiters(of group: Int, endedAs outcome: Outcome? = nil, into transitions: inout [Transition]) {
+        guard let waiters = listWaiters.removeValue(forKey: group) else { return }
+        for waiter in waiters where !states[waiter].isTerminal {
+            if let outcome { note(outcome, allowedFailure: outcome == .failed && tasks[group].allowsFailure, forDependent: waiter) }
+            unfinishedNeeds[waiter] -= 1
+            if unfinishedNeeds[waiter] == 0 { settle(waiter, into: &transitions) }
+        }
+    }
+
+    /// Fails a task whose per-item need named no task; as any failure, it stops the run unless `--keep-going`.
+    private mutating func failUnresolved(_ index: Int, into transitions: inout [Transition]) {
+        unresolvedNeeds.remove(index)
+        finish(index, as: .failed, into: &transitions)
+        if !tasks[index].allowsFailure, !keepGoing, !isStopping {
+            isStopping = true
+            cancelWaiting(into: &transitions)
+        }
+    }
+
+    /// How a task in a terminal state ended; `nil` while it has not.
+    private static func outcome(of state: TaskState) -> Outcome? {
+        guard state.isTerminal else { return nil }
+        let outcomes: [Outcome] = [.succeeded, .failed, .skipped, .upToDate, .cancelled, .restored]
+        return outcomes.first { Self.state(of: $0) == state }
     }
 }

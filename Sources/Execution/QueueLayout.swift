@@ -24,26 +24,40 @@ extension Plan {
     /// The Plan of a graph: its needs, `when` rules, priorities, remaining critical paths, conditions,
     /// exclusivity categories, parallel weights, services and dynamic fan-outs.
     /// - Parameter durations: expected seconds per node (from history); `nil` counts every task as 1.
-    public init(graph: TaskGraph, layout: QueueLayout, jobs: Int, keepGoing: Bool, durations: [Double]? = nil) {
+    /// - Parameter resources: the run's totals (`RunConfiguration.resources`); a name without one is unlimited.
+    public init(graph: TaskGraph, layout: QueueLayout, jobs: Int, keepGoing: Bool, durations: [Double]? = nil,
+                resources: Resources = Resources()) {
+        let limited = LimitedResources(totals: resources)
         let criticalPaths = durations.map { graph.criticalPathLengths(durations: $0) } ?? graph.criticalPathLengths()
         let categories = ExclusivityCategories(graph: graph)
+        // Per task, the lists its per-item needs wait for, read at run time (docs/pipeline.md, "Per-item chains").
+        var lists: [Int: [Int]] = [:]
+        let hasItemNeeds = graph.hasItemNeeds
         // Each node read in place: binding it copied its whole TaskSpec, a retain and release per field
         // (perf, checked no-op rerun of 100,000 tasks: a quarter of the runner's setup).
         let tasks = graph.nodes.withUnsafeBufferPointer { nodes in
             nodes.indices.map { index in
-                var weight = 1
-                if case .parallel(let commands) = nodes[index].spec.action { weight = max(1, commands.count) }
                 let isFanOut = nodes[index].isDynamicFanOut
+                let needs: [Int]
+                if hasItemNeeds && nodes[index].hasItemNeeds {
+                    let resolved = graph.runNeeds(ofNode: index)
+                    needs = resolved.needs
+                    if !resolved.lists.isEmpty { lists[index] = resolved.lists }
+                } else {
+                    needs = Array(graph.dependencies[index])
+                }
                 return Plan.Task(id: nodes[index].id, queue: layout.queueOfTask[index], priority: nodes[index].spec.priority,
                                  criticalPath: criticalPaths[index], when: nodes[index].spec.when,
-                                 allowsFailure: nodes[index].spec.allowFailure, needs: Array(graph.dependencies[index]),
+                                 allowsFailure: nodes[index].spec.allowFailure, needs: needs,
                                  hasConditions: nodes[index].spec.conditions.contains { !isFanOut || !$0.usesItem },
                                  categories: categories.indices(of: nodes[index].spec.exclusive),
-                                 weight: weight, isService: nodes[index].spec.service != nil, isFanOut: isFanOut,
-                                 runsAlone: nodes[index].spec.runsAlone)
+                                 weight: nodes[index].spec.slotCount, isService: nodes[index].spec.service != nil, isFanOut: isFanOut,
+                                 runsAlone: nodes[index].spec.runsAlone, demands: limited.demands(of: nodes[index].spec.resources))
             }
         }
-        self.init(tasks: tasks, jobs: jobs, queueLimits: layout.limits, categoryCount: categories.names.count, keepGoing: keepGoing)
+        self.init(tasks: tasks, jobs: jobs, queueLimits: layout.limits, categoryCount: categories.names.count, keepGoing: keepGoing,
+                  resourceTotals: limited.totals)
+        waitForLists(lists)
     }
 
     /// The order tasks would start if every task succeeded and took the same time, conditions held and
@@ -84,6 +98,28 @@ extension Condition {
         switch self {
         case .fileExists(let template), .command(let template): template.usesItem
         case .environmentSet, .reachable, .platform: false
+        }
+    }
+}
+
+/// The resources of a run that have a total (every one but `cpus`, whose total is `--jobs`), numbered for the Plan.
+public struct LimitedResources: Sendable {
+    public let names: [String]
+    public let totals: [Int64]
+
+    public init(totals: Resources) {
+        let limited = totals.amounts.filter { $0.name != Resources.cpus }
+        names = limited.map(\.name)
+        self.totals = limited.map(\.value)
+    }
+
+    /// What a task with these `resources` holds of the limited ones; nothing of a name with no total.
+    /// At most the total, as a task's slots are at most `--jobs`: the run refuses a task asking more before
+    /// it starts, and one that got past (a file changed under `--watch`) must not wait for ever.
+    func demands(of resources: Resources?) -> [Plan.Demand] {
+        guard let resources else { return [] }
+        return resources.amounts.compactMap { amount in
+            names.firstIndex(of: amount.name).map { Plan.Demand(resource: $0, amount: min(amount.value, totals[$0])) }
         }
     }
 }

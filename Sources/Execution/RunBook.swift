@@ -39,6 +39,11 @@ struct RunBook {
     /// critical path, since what needs it starts then.
     var serviceReadyAt: [Int: Double] = [:]
     var failures: [Int: Failure] = [:]
+    /// Per fan-out read at run time (its graph node), the indices of the items it added.
+    var listedItems: [Int: Range<Int>] = [:]
+    /// Per task whose per-item need named no task once its list was read, why: it fails with this reason
+    /// when it would start (see `Plan.markUnresolvedNeed`).
+    var unresolvedNeeds: [Int: String] = [:]
     var hookFailures: [RunSummary.FailedTask] = []
     /// Why the executor could not be set up for the run: every attempt then fails with it.
     var executorSetupFailure: String?

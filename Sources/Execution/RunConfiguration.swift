@@ -1,3 +1,5 @@
+import PipelineModel
+
 /// The plain options of one run, as the command line gives them (ninja's BuildConfig).
 public struct RunConfiguration: Sendable {
     /// Most tasks executing at once overall (`--jobs`).
@@ -21,6 +23,9 @@ public struct RunConfiguration: Sendable {
     public var reachablePatience: Double
     /// Answer yes to every task's `prompt:` without asking (`--yes`).
     public var answersPrompts = false
+    /// The totals tasks' `resources` share: the file's `resources`, then `--resources`, with `mem` the
+    /// machine's memory unless given (`cpus` is `jobs`).
+    public var resources = Resources()
 
     public init(jobs: Int, keepGoing: Bool = false, pipelineDirectory: String, stateDirectory: String,
                 environment: [String: String], terminationGrace: Double = 5, processorCount: Int, reachablePatience: Double = 1) {

@@ -68,14 +68,38 @@ extension Runner {
                 return nextStep(after: rest, ended: group, in: &book)
             }
             let groupTask = book.tasks[group]
+            var itemNeeds = RunItemNeeds(graph: graph, listed: book.listedItems, group: group, first: book.plan.tasks.count, itemCount: items.count)
+            var resolved = Plan.ItemNeeds()
+            let hasItemNeeds = graph.nodes[group].hasItemNeeds
+            var listLocation = groupTask.spec.location
+            if case .file(let source)? = groupTask.spec.foreach { listLocation = source.location }
             let planItems = items.indices.map { number in
                 var item = book.plan.tasks[group]
                 item.id = groupTask.id.item(String(number))
                 item.isFanOut = false
                 item.hasConditions = groupTask.spec.conditions.contains(where: \.usesItem)
+                item.needs = []
+                if hasItemNeeds {
+                    switch itemNeeds.needs(ofItem: ForeachItem(items[number], index: number, location: listLocation), id: item.id) {
+                    case .success(let needs): item.needs = needs
+                    case .failure(let failure):
+                        resolved.unresolvedItems.insert(number)
+                        book.unresolvedNeeds[itemNeeds.first + number] = failure.reason
+                    }
+                }
                 return item
             }
-            let (added, transitions) = book.plan.expand(group, items: planItems)
+            // The items known before the run whose per-item needs name this list's items: given them now.
+            for waiter in book.plan.listWaiters(of: group) where waiter < graph.nodes.count && !graph.nodes[waiter].isDynamicFanOut {
+                switch itemNeeds.needs(ofWaiter: waiter) {
+                case .success(let needs): resolved.waiterNeeds[waiter] = needs
+                case .failure(let failure):
+                    resolved.unresolvedWaiters.insert(waiter)
+                    book.unresolvedNeeds[waiter] = failure.reason
+                }
+            }
+            let (added, transitions) = book.plan.expand(group, items: planItems, resolved: resolved)
+            book.listedItems[group] = added
             for number in 0..<added.count {
                 book.append(RunTask(item: items[number], number: number, of: groupTask))
             }

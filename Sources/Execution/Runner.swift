@@ -70,7 +70,8 @@ public final class Runner: Sendable {
 
         let layout = QueueLayout(graph: graph, jobs: configuration.jobs, processorCount: configuration.processorCount)
         queueNames = layout.names
-        let plan = Plan(graph: graph, layout: layout, jobs: configuration.jobs, keepGoing: configuration.keepGoing, durations: durations)
+        let plan = Plan(graph: graph, layout: layout, jobs: configuration.jobs, keepGoing: configuration.keepGoing, durations: durations,
+                        resources: configuration.resources)
         let tasks = graph.nodes.map { RunTask(node: $0, graph: graph, queue: layout.queueOfTask[$0.index]) }
         // The operations start their task through a weak reference: the runner owns them, not the reverse.
         let box = WeakBox<Runner>()
@@ -235,9 +236,16 @@ public final class Runner: Sendable {
                 if transition.to == .executing { book.firstStarted[transition.task] = moment.elapsed }
                 if transition.to.isTerminal, book.ended[transition.task] == nil { book.ended[transition.task] = moment.elapsed }
             }
+            // A per-item need that named no task fails its item without a run: the reason goes with the event.
+            var error: String?
+            if transition.to == .failed, !book.unresolvedNeeds.isEmpty, let reason = book.unresolvedNeeds.removeValue(forKey: transition.task) {
+                error = reason
+                book.failures[transition.task] = RunBook.Failure(exitCode: nil, reason: reason, hasLog: false)
+                book.ended[transition.task] = moment.elapsed
+            }
             // A task found up to date before the run spent no time executing; its event carries a duration
             // all the same, as a task checked at its start does.
-            var event = self.transition(transition.task, from: transition.from, to: transition.to,
+            var event = self.transition(transition.task, from: transition.from, to: transition.to, error: error,
                                         duration: transition.to == .upToDate ? 0 : nil, at: moment, in: book)
             event.isUpToDateBeforeRun = [.ready, .executing, .upToDate].contains(transition.to)
                 && book.plan.isUpToDateBeforeRun(transition.task)

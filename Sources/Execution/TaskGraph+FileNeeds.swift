@@ -11,30 +11,39 @@ extension TaskGraph {
     ///   templating, per item, joined to each task's folder. A path that cannot be rendered yet (a param
     ///   before it is given, a dynamic fan-out's `{{ item }}`) takes no part. A fan-out's `from:` list counts
     ///   among what it reads.
-    /// - A fan-out that then needs nothing would read its list as the run starts: it is read now, so the
-    ///   dry run, `graph` and `explain` show its items and per-item needs reach them (docs/pipeline.md,
-    ///   "foreach"). A list that is missing or unreadable is left to the run, which reports it.
+    /// - A fan-out that then needs nothing (but the items its per-item needs name) would read its list as
+    ///   the run starts: it is read now, so the dry run, `graph` and `explain` show its items and per-item
+    ///   needs reach them (docs/pipeline.md, "foreach"). A list that is missing or unreadable is left to the
+    ///   run, which reports it.
     /// - Parameters:
     ///   - pipelineDirectory: the pipeline's folder, absolute.
     ///   - warnOverlaps: warn where an input glob and an output glob may name the same files (`validate`).
+    ///   - previewingLists: for a graph that is shown, not run (`--dry-run`, `graph`, `explain`): the list
+    ///     of a fan-out that has needs is read now too, when no task writes it (it is an input of the
+    ///     pipeline); its items wait for those needs. A run reads such a list once its needs are done.
     /// - Returns: the graph, or `nil` on an error (reported in `diagnostics`).
-    public func resolvingFiles(pipelineDirectory: String, warnOverlaps: Bool = false, diagnostics: inout Diagnostics) -> TaskGraph? {
+    public func resolvingFiles(
+        pipelineDirectory: String, warnOverlaps: Bool = false, previewingLists: Bool = false, diagnostics: inout Diagnostics
+    ) -> TaskGraph? {
         let configuration = RunConfiguration(
             jobs: 1, pipelineDirectory: pipelineDirectory, stateDirectory: pipelineDirectory, environment: [:], processorCount: 1)
-        var graph = addingFileNeeds(configuration, warnOverlaps: warnOverlaps, diagnostics: &diagnostics)
-        if let withNeeds = graph, let listed = withNeeds.listsReadable(configuration), !listed.isEmpty {
-            graph = TaskGraph.build(pipeline, listedItems: listed, diagnostics: &diagnostics)?
-                .addingFileNeeds(configuration, warnOverlaps: false, diagnostics: &diagnostics)
+        let paths = declaredPaths(configuration)
+        var graph = paths.map { addingFileNeeds($0, warnOverlaps: warnOverlaps, diagnostics: &diagnostics) } ?? self
+        let outputs = previewingLists ? OutputIndex(paths ?? []) : nil
+        if let withNeeds = graph, let listed = withNeeds.listsReadable(configuration, previewingWith: outputs), !listed.isEmpty {
+            graph = TaskGraph.build(pipeline, listedItems: listed, diagnostics: &diagnostics).flatMap { rebuilt in
+                rebuilt.declaredPaths(configuration).map { rebuilt.addingFileNeeds($0, diagnostics: &diagnostics) } ?? rebuilt
+            }
         }
-        graph?.reportItemNeedsLeftForTheRun(diagnostics: &diagnostics)
         return diagnostics.hasErrors ? nil : graph
     }
 
-    private func addingFileNeeds(_ configuration: RunConfiguration, warnOverlaps: Bool, diagnostics: inout Diagnostics) -> TaskGraph? {
-        guard pipeline.tasks.contains(where: { !$0.outputs.isEmpty || !$0.action.isShell }) else { return self }
+    /// Per node, the paths it reads and writes, rendered; `nil` when no task declares what it writes.
+    private func declaredPaths(_ configuration: RunConfiguration) -> [NodePaths?]? {
+        guard pipeline.tasks.contains(where: { !$0.outputs.isEmpty || !$0.action.isShell }) else { return nil }
         // The pipeline's `env` failing to render fails the run later, with its own message.
-        guard let resolver = try? WorkResolver(graph: self, configuration: configuration) else { return self }
-        let paths = nodes.map { node -> NodePaths? in
+        guard let resolver = try? WorkResolver(graph: self, configuration: configuration) else { return nil }
+        return nodes.map { node -> NodePaths? in
             let spec = node.spec
             // Most tasks write their paths out in full and run in the pipeline's folder: joined as they are,
             // without a task's context (perf record, no-op rerun of 10,000 layered tasks: rendering through
@@ -72,7 +81,6 @@ extension TaskGraph {
             }
             return declared
         }
-        return addingFileNeeds(paths, warnOverlaps: warnOverlaps, diagnostics: &diagnostics)
     }
 
     /// Templates without placeholders as paths of a task in the pipeline's folder (an `!` exclusion names
@@ -92,35 +100,52 @@ extension TaskGraph {
     /// `text`, a path of a task in `directory`, as `DeclaredPath` holds it: normalised, relative to the
     /// pipeline's folder when inside it. A plain path of a task in the pipeline's folder is kept as written.
     private static func declared(_ text: String, in directory: String, pipelineDirectory: String) -> String {
-        // A byte scan for `..`: `String.contains` of a string goes through Foundation (perf: 1% of a no-op rerun).
-        var previous: UInt8 = 0
-        let hasDotDot = text.utf8.contains { byte in
-            defer { previous = byte }
-            return byte == UInt8(ascii: ".") && previous == UInt8(ascii: ".")
-        }
-        if directory == pipelineDirectory, !hasDotDot, GlobPattern.isPlainRelative(text) { return text }
+        if directory == pipelineDirectory, !NormalPath.mayHoldDotDot(text), GlobPattern.isPlainRelative(text) { return text }
         let path = NormalPath(text, in: directory).description
         return path.hasPrefix(pipelineDirectory + "/") ? String(path.dropFirst(pipelineDirectory.utf8.count + 1)) : path
     }
 
-    /// The items of each dynamic fan-out that needs nothing, read from its list, by its task's position in
-    /// the pipeline; `nil` when the pipeline's templates cannot be rendered.
-    private func listsReadable(_ configuration: RunConfiguration) -> [Int: [ForeachItem]]? {
+    /// The items of each dynamic fan-out whose list can be read now, read from its list, by its task's
+    /// position in the pipeline; `nil` when the pipeline's templates cannot be rendered. A list can be read
+    /// now when its task would read it as the run starts (it needs nothing, and the lists its per-item
+    /// needs wait for are read now too), or, previewing, when no task writes it.
+    /// - Parameter outputs: previewing, what the tasks declare they write.
+    private func listsReadable(_ configuration: RunConfiguration, previewingWith outputs: OutputIndex?) -> [Int: [ForeachItem]]? {
         guard nodes.contains(where: \.isDynamicFanOut), let resolver = try? WorkResolver(graph: self, configuration: configuration) else {
             return nil
         }
-        var listed: [Int: [ForeachItem]] = [:]
-        for node in nodes where node.isDynamicFanOut && dependencies[node.index].isEmpty {
-            let task = RunTask(node: node, graph: self, queue: 0)
-            guard case .file(let source)? = task.spec.foreach, let list = try? resolver.fanOutList(for: task),
-                  let items = try? FanOutItems.read(list.path, shownAs: list.shown),
-                  let position = pipeline.tasks.firstIndex(where: { $0.id == node.id }) else { continue }
-            listed[position] = items.enumerated().map { index, item in
-                switch item {
-                case .string(let value): ForeachItem(value: value, index: index, location: source.location)
-                case .object(let fields): ForeachItem(value: "", index: index, location: source.location, fields: fields)
+        var readable = Set<Int>()
+        if let outputs {
+            for node in nodes where node.isDynamicFanOut {
+                let task = RunTask(node: node, graph: self, queue: 0)
+                guard let list = try? resolver.fanOutList(for: task), let directory = try? resolver.workingDirectory(for: task) else { continue }
+                let path = Self.declared(list.path, in: directory, pipelineDirectory: configuration.pipelineDirectory)
+                if !outputs.producers(of: path).contains(where: { $0.node != node.index }) { readable.insert(node.index) }
+            }
+        } else {
+            var waits: [Int: [Int]] = [:]
+            for node in nodes where node.isDynamicFanOut {
+                let needs = runNeeds(ofNode: node.index)
+                if needs.needs.isEmpty { waits[node.index] = needs.lists }
+            }
+            // The lists waited for form no cycle (they are edges of the graph): each round adds one at least.
+            var added = true
+            while added {
+                added = false
+                for (node, lists) in waits where !readable.contains(node) && lists.allSatisfy(readable.contains) {
+                    readable.insert(node)
+                    added = true
                 }
             }
+        }
+        var listed: [Int: [ForeachItem]] = [:]
+        for node in readable.sorted() {
+            let task = RunTask(node: nodes[node], graph: self, queue: 0)
+            guard case .file(let source)? = task.spec.foreach,
+                  let list = try? resolver.fanOutList(for: task),
+                  let items = try? FanOutItems.read(list.path, shownAs: list.shown),
+                  let position = pipeline.tasks.firstIndex(where: { $0.id == task.id }) else { continue }
+            listed[position] = items.enumerated().map { ForeachItem($1, index: $0, location: source.location) }
         }
         return listed
     }

@@ -56,6 +56,9 @@ extension TaskHistory {
 public protocol UpToDateBatchChecking: AnyObject {
     /// `count` lanes, for as many threads checking at once.
     func makeLanes(_ count: Int) -> [any UpToDateBatchLane]
+    /// Whether the store holds a success of `task` that a check could find current; without one the task
+    /// runs whatever its check says, so the checks of the tasks that need it are not made before the run.
+    func hasSuccess(of task: TaskID) -> Bool
     /// Takes in what the lanes' checks learnt (the paths they examined); call when no check is going on.
     func merge(_ lanes: [any UpToDateBatchLane])
     /// Keeps what the checks learnt (file content records).

@@ -15,10 +15,15 @@ public struct TaskWork: Sendable {
     /// The variable that tells a task's processes their attempt, 1 for the first: executors set it from
     /// `attempt`, as `environment` does not hold it (docs/pipeline.md, "Retries").
     public static let attemptVariable = "JOBGRAPH_ATTEMPT"
+    /// The variable that tells a shell task's processes the `cpus` its `resources` were granted (1 by
+    /// default), so `bwa -t "$JOBGRAPH_CPUS"` uses them; set from `cpus` as the attempt is.
+    public static let cpusVariable = "JOBGRAPH_CPUS"
 
     public var id: TaskID
     /// 1 for the first attempt.
     public var attempt: Int
+    /// The `cpus` the task holds (`resources: {cpus: …}`), for `cpusVariable`.
+    public var cpus = 1
     public var work: Work
     /// Absolute.
     public var workingDirectory: String

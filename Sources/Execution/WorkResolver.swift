@@ -41,6 +41,7 @@ final class WorkResolver: Sendable {
         for name in graph.pipeline.exportedVariables { environment[name] = variables[name] }
         // A nested run's tasks get their own attempt number, never their caller's.
         environment[TaskWork.attemptVariable] = nil
+        environment[TaskWork.cpusVariable] = nil
         baseEnvironment = environment
         baseEnvironmentBlock = EnvironmentBlock(environment, excluding: DescendantSweep.taskVariable)
     }
@@ -169,8 +170,9 @@ final class WorkResolver: Sendable {
         case .commands(let commands, let concurrently):
             work = .shell(commands: try commands.map { command throws(TemplateError) in try command.rendered(in: context, as: .shellQuoted) },
                           concurrently: concurrently)
-            // The Plan gave a parallel task this many `--jobs` slots (its weight); more processes would exceed them.
-            if concurrently { processLimit = max(1, min(commands.count, configuration.jobs)) }
+            // The Plan gave a parallel task this many `--jobs` slots (its weight, `cpus` a process); more
+            // processes would exceed them.
+            if concurrently { processLimit = max(1, min(commands.count, configuration.jobs / (spec.resources?.cpus ?? 1))) }
         case .download(let download, let destination):
             let url = try download.url.rendered(in: context)
             work = .download(url: url, destination: String.absolute(destination, in: directory), sha256: download.sha256, maxBytes: download.maxBytes)
@@ -183,6 +185,7 @@ final class WorkResolver: Sendable {
             logPath: logPath, processLimit: processLimit,
             sharedEnvironment: spec.environment.isEmpty && own.isEmpty ? baseEnvironmentBlock : nil)
         taskWork.isInteractive = spec.isInteractive
+        taskWork.cpus = spec.resources?.cpus ?? 1
         // Asked before the first attempt only: a retry repeats what was agreed to.
         taskWork.prompt = configuration.answersPrompts || attempt > 1 ? nil : spec.prompt
         return (taskWork, paths.inputs, paths.outputs)

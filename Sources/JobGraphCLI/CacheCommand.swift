@@ -1,4 +1,5 @@
 import ArgumentParser
+import JobGraphBasics
 import Foundation
 import OutputCache
 import Reporters

@@ -22,7 +22,7 @@ struct ExplainCommand: AsyncParsableCommand {
     @OptionGroup var cache: CacheOptions
 
     func run() async throws {
-        let (source, graph) = try checkedSelection(pipeline, tasks: task, forRun: true)
+        let (source, graph) = try checkedSelection(pipeline, tasks: task, forRun: true, previewingLists: true)
         var ignored = Diagnostics()  // `checkedSelection` reported any problem with the words
         let names = TaskArguments(source.tasks, diagnostics: &ignored).names
         guard names.count == 1, let name = names.first else {

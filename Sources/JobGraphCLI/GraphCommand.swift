@@ -22,7 +22,7 @@ struct GraphCommand: AsyncParsableCommand {
     var tasks: [String] = []
 
     func run() async throws {
-        let graph = try checkedSelection(pipeline, tasks: tasks).graph
+        let graph = try checkedSelection(pipeline, tasks: tasks, previewingLists: true).graph
         let text = switch format {
         case .dot: graph.dotText
         case .mermaid: graph.mermaidText

@@ -24,10 +24,14 @@ func checkedGraph(_ options: PipelineOptions, file: String, fileNeedsIn director
 /// Resolves the pipeline file and the task names (see `PipelineSource`), then loads and checks the
 /// file and selects the named tasks and what they need; every problem is printed and ends the command
 /// with exit status 2.
-/// - Parameter forRun: binds the tasks' params and runs `sh` variables, as a run would.
-func checkedSelection(_ options: PipelineOptions, tasks: [String], forRun: Bool = false) throws -> (source: ResolvedPipeline, graph: TaskGraph) {
+/// - Parameters:
+///   - forRun: binds the tasks' params and runs `sh` variables, as a run would.
+///   - previewingLists: the graph is shown, not run: see `reportedSelection`.
+func checkedSelection(
+    _ options: PipelineOptions, tasks: [String], forRun: Bool = false, previewingLists: Bool = false
+) throws -> (source: ResolvedPipeline, graph: TaskGraph) {
     let source = try options.resolved(tasks: tasks)
-    guard let graph = reportedSelection(source, variableOverrides: options.variableOverrides, forRun: forRun) else {
+    guard let graph = reportedSelection(source, variableOverrides: options.variableOverrides, forRun: forRun, previewingLists: previewingLists) else {
         throw ExitCode(ExitStatus.invalid)
     }
     return (source, graph)
@@ -35,9 +39,15 @@ func checkedSelection(_ options: PipelineOptions, tasks: [String], forRun: Bool 
 
 /// Loads and checks the pipeline file and selects what a run runs (the named tasks, else the default ones,
 /// with what they need), printing every problem; `nil` when there was an error.
-/// - Parameter forRun: runs the `sh` variables and binds the `NAME=VALUE` words to the tasks' params
-///   (docs/cli.md, "run"); otherwise those words only select their tasks.
-func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: String], forRun: Bool = true) -> TaskGraph? {
+/// - Parameters:
+///   - forRun: runs the `sh` variables and binds the `NAME=VALUE` words to the tasks' params
+///     (docs/cli.md, "run"); otherwise those words only select their tasks.
+///   - previewingLists: the graph is shown, not run (`--dry-run`, `graph`, `explain`): the `from:` lists that
+///     no task writes are read now, also those a run reads once their task's needs are done
+///     (docs/pipeline.md, "foreach").
+func reportedSelection(
+    _ source: ResolvedPipeline, variableOverrides: [String: String], forRun: Bool = true, previewingLists: Bool = false
+) -> TaskGraph? {
     var diagnostics = Diagnostics()
     let arguments = TaskArguments(source.tasks, diagnostics: &diagnostics)
     let commands = forRun
@@ -46,7 +56,7 @@ func reportedSelection(_ source: ResolvedPipeline, variableOverrides: [String: S
         : PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, variableCommands: commands, diagnostics: &diagnostics)
     // Before the selection, so that naming a task brings in what writes its inputs.
     if let whole = graph, !diagnostics.hasErrors {
-        graph = whole.resolvingFiles(pipelineDirectory: source.directory, diagnostics: &diagnostics)
+        graph = whole.resolvingFiles(pipelineDirectory: source.directory, previewingLists: previewingLists, diagnostics: &diagnostics)
     }
     // A run that names no task runs the file's `default:`, else every task that is not `manual`.
     if let whole = graph, !diagnostics.hasErrors {

@@ -37,7 +37,9 @@ extension RunCommand {
         }
         observers.append(makeProgressObserver(mode: progress, console: .standardOutput, environment: ProcessInfo.processInfo.environment,
                                               output: output ?? graph.pipeline.output ?? .prefixed, explains: explain, failures: writeFailures,
-                                              terminalTasks: Set(graph.nodes.filter(\.spec.runsAlone).map(\.id)), handoff: session.handoff))
+                                              terminalTasks: Set(graph.nodes.filter(\.spec.runsAlone).map(\.id)), handoff: session.handoff,
+                                              resourceUse: graph.pipeline.declaresResources
+                                                  ? ResourceUse(graph: graph, totals: configuration.resources, jobs: configuration.jobs) : nil))
         let summary = try await PipelineRun.run(graph, configuration: configuration, executor: executor, history: session.store,
                                                 observers: observers, control: session.control, isNested: session.isNested,
                                                 stopsLeftBehindProcesses: true,

@@ -36,6 +36,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: [.customShort("j"), .long], help: "Most tasks executing at once overall (default: the number of CPUs).")
     var jobs: Int?
 
+    @Option(help: ArgumentHelp("Totals the tasks' resources share, over the file's 'resources': NAME=AMOUNT,… such as mem=16G,gpus=0.",
+                               valueName: "totals"))
+    var resources: String?
+
     @Flag(name: [.customShort("k"), .long], help: "After a failure, keep starting tasks that do not depend on it.")
     var keepGoing = false
 
@@ -73,6 +77,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("'--jobs' must be at least 1") }
+        if case .failure(let error)? = resources.map(Resources.parseOption) { throw ValidationError(error.message) }
 
         if watch && dryRun { throw ValidationError("'--watch' runs tasks; it cannot go with '--dry-run'") }
         if json && !dryRun { throw ValidationError("'--json' applies only with '--dry-run'; for a run's events use '--progress json'") }
@@ -91,7 +96,7 @@ struct RunCommand: AsyncParsableCommand {
             session.store.readUpToDateBatchAhead()
             earlySession = session
         }
-        guard let graph = reportedSelection(source, variableOverrides: pipeline.variableOverrides) else {
+        guard let graph = reportedSelection(source, variableOverrides: pipeline.variableOverrides, previewingLists: dryRun) else {
             earlySession?.close()
             throw ExitCode(ExitStatus.invalid)
         }
@@ -105,6 +110,15 @@ struct RunCommand: AsyncParsableCommand {
                                              environment: ProcessInfo.processInfo.environment,
                                              processorCount: ProcessInfo.processInfo.activeProcessorCount)
         configuration.answersPrompts = yes
+        let option = try? resources.map(Resources.parseOption)?.get()  // checked in `validate`
+        configuration.resources = Resources.totals(declared: graph.pipeline.resources, option: option, machineMemory: MachineMemory.total)
+        if case let diagnostics = Resources.excessDiagnostics(of: graph.nodes.lazy.map(\.spec), totals: configuration.resources,
+                                                              declared: graph.pipeline.resources, option: option, jobs: configuration.jobs),
+           diagnostics.hasErrors {
+            earlySession?.close()
+            report(diagnostics)
+            throw ExitCode(ExitStatus.invalid)
+        }
         let slurmMode = (executor ?? graph.pipeline.executor) == .slurm
             ? self.slurmMode ?? graph.pipeline.slurm?.mode ?? .allocation : nil
         if slurmMode != nil, case let diagnostics = SlurmExecutor.terminalTaskDiagnostics(in: graph), diagnostics.hasErrors {
@@ -115,7 +129,8 @@ struct RunCommand: AsyncParsableCommand {
         if dryRun {
             let reasons = try forecast(of: graph, configuration: configuration, outputCache: cache.settings(for: graph, configuration: configuration),
                                        warn: warn).reasons
-            let printer = PlanPrinter(jobs: configuration.jobs, executor: slurmMode.map { SlurmPlanDescription(mode: $0, jobs: configuration.jobs) })
+            let printer = PlanPrinter(jobs: configuration.jobs, executor: slurmMode.map { SlurmPlanDescription(mode: $0, jobs: configuration.jobs) },
+                                      resources: configuration.resources)
             if json {
                 Console.standardOutput.write(line: printer.renderJSON(graph, processorCount: configuration.processorCount, reasons: reasons))
             } else {

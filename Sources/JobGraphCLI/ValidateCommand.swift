@@ -1,4 +1,6 @@
 import ArgumentParser
+import JobGraphSystem
+import PipelineModel
 import Reporters
 import TaskGraph
 
@@ -14,6 +16,16 @@ struct ValidateCommand: AsyncParsableCommand {
         let source = try pipeline.resolved()
         let file = source.file
         let graph = try checkedGraph(pipeline, file: file, fileNeedsIn: source.directory)
+        // A task asking more than the file's totals or the machine's memory, as `run` would refuse it
+        // without `--resources`; `cpus` against `--jobs` is `run`'s to check, since `validate` has no `--jobs`.
+        let declared = graph.pipeline.resources
+        let excess = Resources.excessDiagnostics(
+            of: graph.nodes.lazy.map(\.spec), totals: Resources.totals(declared: declared, option: nil, machineMemory: MachineMemory.total),
+            declared: declared, option: nil, jobs: .max)
+        if excess.hasErrors {
+            report(excess)
+            throw ExitCode(ExitStatus.invalid)
+        }
         Console.standardOutput.write(line: "\(file): valid, \(graph.nodes.count) tasks, \(graph.dependencies.totalCount) dependencies")
         graph.keepUntilExit()
     }

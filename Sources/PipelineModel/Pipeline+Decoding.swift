@@ -3,9 +3,9 @@ import YAMLNodes
 
 extension Pipeline {
     /// The top-level keys, in the order messages list them (contract: "The pipeline file").
-    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "output", "executor", "slurm", "default", "include", "export", "cache_dir", "remote_cache"])
+    static let keys = KeySet(["version", "name", "vars", "env", "queues", "defaults", "tasks", "on_success", "on_failure", "output", "executor", "slurm", "default", "include", "export", "cache_dir", "remote_cache", "resources"])
     /// Keys that set up the whole run, which only the file that is run may set (docs/pipeline.md, "Includes").
-    static let runKeys: Set<String> = ["output", "executor", "slurm", "on_success", "on_failure", "cache_dir", "remote_cache"]
+    static let runKeys: Set<String> = ["output", "executor", "slurm", "on_success", "on_failure", "cache_dir", "remote_cache", "resources"]
 
     /// Decodes a whole document, reporting every problem to `decoder`.
     ///
@@ -89,6 +89,9 @@ extension Pipeline {
         if let entry = values["default"], entry.value.scalar?.isNull != true { pipeline.defaultTasks = decodeDefaultTasks(entry.value, decoder: &decoder) }
         if let entry = values["include"], entry.value.scalar?.isNull != true { pipeline.includes = Include.decodeMapping(entry.value, decoder: &decoder) }
         decodeExecutor(values, into: &pipeline, decoder: &decoder)
+        if let entry = values["resources"], entry.value.scalar?.isNull != true {
+            pipeline.resources = Resources.decode(entry.value, level: .topLevel, decoder: &decoder)
+        }
         if let entry = values["cache_dir"], entry.value.scalar?.isNull != true {
             pipeline.cacheDirectory = decoder.nonEmptyText(entry.value, expected: "a folder", for: "cache_dir")
         }

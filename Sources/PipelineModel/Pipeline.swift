@@ -29,6 +29,8 @@ public struct Pipeline: Sendable {
     public var executor: ExecutorKind?
     /// The top-level `slurm:` mapping.
     public var slurm: SlurmSpec?
+    /// The top-level `resources:`, the totals tasks share (before `--resources`).
+    public var resources: Resources?
     /// `default:`, the tasks a `run` that names none runs, in the order given; `nil` when the file does
     /// not say (such a run then runs every task that is not `manual`).
     public var defaultTasks: [Located<TaskID>]?

@@ -28,6 +28,8 @@ public struct SlurmSpec: Hashable, Sendable {
     public var cpus: Int?
     /// Slurm's `--mem` as written (`500M`, `4G`; a bare number is megabytes).
     public var mem: String?
+    /// GPUs per task (`--gres=gpu:N`), only from the task's `resources`.
+    public var gpus: Int?
     /// Nodes of the allocation (allocation mode) or of each job (jobs mode).
     public var nodes: Int?
     public var mode: SlurmMode?
@@ -73,6 +75,7 @@ public struct SlurmSpec: Hashable, Sendable {
         merged.time = lower.time ?? time
         merged.cpus = lower.cpus ?? cpus
         merged.mem = lower.mem ?? mem
+        merged.gpus = lower.gpus ?? gpus
         merged.nodes = lower.nodes ?? nodes
         merged.mode = lower.mode ?? mode
         merged.queueSize = lower.queueSize ?? queueSize
@@ -107,6 +110,23 @@ extension Pipeline {
     public func slurm(for task: TaskSpec) -> SlurmSpec {
         var spec = slurm ?? SlurmSpec()
         if let queue = task.queue.flatMap({ self.queue(named: $0.value) }) { spec = spec.overridden(by: queue.slurm) }
-        return spec.overridden(by: task.slurm)
+        spec = spec.overridden(by: task.slurm)
+        return task.resources.map { spec.requesting($0) } ?? spec
+    }
+}
+
+extension SlurmSpec {
+    /// These options asking for what a task's `resources` declare: its `cpus`, `mem` and `gpus` win over
+    /// the `slurm:` of its queue and the top level (its own `slurm:` may not give them too), so one
+    /// declaration serves both executors (docs/pipeline.md, "Resources").
+    public func requesting(_ resources: Resources) -> SlurmSpec {
+        var spec = self
+        if let cpus = resources[Resources.cpus] { spec.cpus = Int(cpus) }
+        if let bytes = resources[Resources.memory] {
+            // Slurm's unit is the megabyte (MiB): rounded up, so a task never gets less than it declared.
+            spec.mem = "\((bytes + (1 << 20) - 1) >> 20)M"
+        }
+        if let gpus = resources[Resources.gpus] { spec.gpus = Int(gpus) }
+        return spec
     }
 }

@@ -7,7 +7,7 @@ extension TaskSpec {
         "description", "run", "parallel", "download", "filter", "needs", "queue", "priority", "qos", "cwd", "env",
         "timeout", "retries", "retry_delay", "when", "conditions", "exclusive", "inputs", "outputs", "foreach",
         "service", "on_success", "on_failure", "allow_failure", "slurm", "manual", "params", "aliases", "internal",
-        "platforms", "interactive", "prompt", "retry_on", "retry_scale", "cache", "cache_env",
+        "platforms", "interactive", "prompt", "retry_on", "retry_scale", "cache", "cache_env", "resources",
     ])
 
     /// One key of a task as it will be decoded: written in the task itself, or taken from `defaults`.
@@ -183,12 +183,15 @@ extension TaskSpec {
                 cacheIndex = task.isCached ? index : nil
             case "cache_env":
                 task.cacheEnvironment = decodeCacheEnvironment(value, decoder: &decoder)
+            case "resources":
+                task.resources = Resources.decode(value, level: isDefault ? .defaults : .task(id), decoder: &decoder)
             default:
                 break
             }
         }
 
         if let cacheIndex { checkCache(&task, field: fields[cacheIndex], decoder: &decoder) }
+        if let resources = task.resources, let slurm = task.slurm { checkSlurmResources(resources, slurm, id: id, decoder: &decoder) }
         if let platforms { task.conditions.insert(.platform(platforms), at: 0) }
         // A task with needs and no action is a group, as make's `all: a b` and just's `all: a b` are: its
         // empty `run` succeeds once the needs are done.
@@ -205,6 +208,22 @@ extension TaskSpec {
             // A service runs beside the tasks that need it, and an interactive task runs alone.
             decoder.error("a service cannot be '\(fields[terminalIndex].key)': it runs beside the tasks that need it, "
                           + "and a task that uses the terminal runs alone", at: fields[terminalIndex].entry.key)
+        }
+    }
+
+    /// `resources` feed the task's Slurm request (docs/pipeline.md, "Resources"); the same amount given in
+    /// the task's own `slurm:` too would leave two answers, so it is an error at the `resources` entry.
+    private static func checkSlurmResources(_ resources: Resources, _ slurm: SlurmSpec, id: String, decoder: inout NodeDecoder) {
+        for amount in resources.amounts {
+            let isTwice = switch amount.name {
+            case Resources.cpus: slurm.cpus != nil
+            case Resources.memory: slurm.mem != nil
+            default: false
+            }
+            guard isTwice, let location = amount.location else { continue }
+            decoder.diagnostics.error(
+                "'\(amount.name)' of task '\(id)' is given in both 'resources' and 'slurm'; give it once, in 'resources', which Slurm takes too",
+                at: location)
         }
     }
 

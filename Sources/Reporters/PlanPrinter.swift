@@ -11,10 +11,13 @@ public struct PlanPrinter: Sendable {
     /// What tells how the run's executor would run each task (`--executor slurm`: its Slurm options), in
     /// lines above the table and a column of its own; `nil` for the local executor, which adds none.
     public var executor: (any TaskDescribing)?
+    /// The totals the run's tasks share (`RunConfiguration.resources`).
+    public var resources: Resources
 
-    public init(jobs: Int, executor: (any TaskDescribing)? = nil) {
+    public init(jobs: Int, executor: (any TaskDescribing)? = nil, resources: Resources = Resources()) {
         self.jobs = jobs
         self.executor = executor
+        self.resources = resources
     }
 
     /// The plan as a title and a table, one row per task in an order they could start.
@@ -33,7 +36,10 @@ public struct PlanPrinter: Sendable {
             table.rows.append(row)
         }
         let queueCount = Set(layout.queueOfTask).count
-        let title = "plan for \(graph.pipeline.file): \(plural(graph.nodes.count, "task")) on \(plural(queueCount, "queue")), at most \(jobs) at once"
+        var title = "plan for \(graph.pipeline.file): \(plural(graph.nodes.count, "task")) on \(plural(queueCount, "queue")), at most \(jobs) at once"
+        if graph.pipeline.declaresResources {
+            title += "; resources " + resources.amounts.map { "\($0.name) \(Resources.text($0.value, of: $0.name))" }.joined(separator: ", ")
+        }
         return [title] + (executor?.describeRun(of: graph) ?? []) + table.render()
     }
 
@@ -51,7 +57,9 @@ public struct PlanPrinter: Sendable {
     /// `run --dry-run --json`: the plan as one JSON document, each task with the decision and reason.
     public func renderJSON(_ graph: TaskGraph, processorCount: Int, reasons: [RunReason]) -> String {
         let layout = QueueLayout(graph: graph, jobs: jobs, processorCount: processorCount)
-        let document = PlanDocument(pipeline: graph.pipeline.file, jobs: jobs, tasks: entries(graph, layout: layout, reasons: reasons))
+        let totals = graph.pipeline.declaresResources ? Dictionary(resources.amounts.map { ($0.name, $0.value) }) { $1 } : nil
+        let document = PlanDocument(pipeline: graph.pipeline.file, jobs: jobs, resources: totals,
+                                    tasks: entries(graph, layout: layout, reasons: reasons))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Strings, numbers and arrays of them only: encoding cannot fail.
@@ -61,7 +69,7 @@ public struct PlanPrinter: Sendable {
 
     /// The rows of the plan, in an order the tasks could start.
     private func entries(_ graph: TaskGraph, layout: QueueLayout, reasons: [RunReason]?) -> [PlanEntry] {
-        let order = Plan(graph: graph, layout: layout, jobs: jobs, keepGoing: false).startOrder()
+        let order = Plan(graph: graph, layout: layout, jobs: jobs, keepGoing: false, resources: resources).startOrder()
         // The start order assumes every task succeeds; what only a failure starts comes last, without a step.
         let started = Set(order)
         let steps: [(step: Int?, index: Int)] = order.enumerated().map { ($0.offset + 1, $0.element) }
@@ -75,6 +83,7 @@ public struct PlanPrinter: Sendable {
                              inferredNeeds: graph.dependencies[index].indices.filter { graph.isFoundFromFiles(node: index, edge: $0) }
                                  .map { graph.nodes[graph.dependencies[index][$0]].id.rawValue },
                              notes: notes(for: node),
+                             resources: node.spec.resources.map { Dictionary($0.amounts.map { ($0.name, $0.value) }) { $1 } },
                              executor: describedExecutor(index, in: graph),
                              decision: reason?.decision, reason: reason?.description)
         }
@@ -102,6 +111,9 @@ public struct PlanPrinter: Sendable {
         }
         if let timeout = spec.timeout { notes.append("timeout \(DurationText.text(forSeconds: timeout))") }
         if spec.allowFailure { notes.append("failure allowed") }
+        if let resources = spec.resources, !resources.amounts.isEmpty {
+            notes.append("resources " + resources.amounts.map { "\($0.name) \(Resources.text($0.value, of: $0.name))" }.joined(separator: ", "))
+        }
         return notes
     }
 
@@ -123,6 +135,8 @@ func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count =
 private struct PlanDocument: Encodable {
     var pipeline: String
     var jobs: Int
+    /// The totals, when the pipeline declares resources: `mem` in bytes.
+    var resources: [String: Int64]?
     var tasks: [PlanEntry]
 }
 
@@ -144,6 +158,8 @@ private struct PlanEntry: Encodable {
     /// The needs found from files (docs/pipeline.md, "Dependencies found from files"), in the JSON only.
     var inferredNeeds: [String]
     var notes: [String]
+    /// The task's `resources`, `mem` in bytes; in the JSON only (the table has them in `notes`).
+    var resources: [String: Int64]?
     /// When the run's executor describes its tasks (`--executor slurm`).
     var executor: Described?
     var decision: RunReason.Decision?
@@ -168,6 +184,7 @@ private struct PlanEntry: Encodable {
         try container.encode(needs, forKey: Key("needs"))
         try container.encode(inferredNeeds, forKey: Key("inferred_needs"))
         try container.encode(notes, forKey: Key("notes"))
+        try container.encodeIfPresent(resources, forKey: Key("resources"))
         if let executor { try container.encode(executor.text, forKey: Key(executor.column)) }
         try container.encodeIfPresent(decision, forKey: Key("decision"))
         try container.encodeIfPresent(reason, forKey: Key("reason"))

@@ -24,10 +24,11 @@ public enum ProgressMode: String, CaseIterable, Sendable {
 ///   - explains: lines say why each task runs or not (`run --explain`); JSON carries the reasons anyway.
 ///   - terminalTasks: tasks that use the terminal, for which the live board steps aside.
 ///   - handoff: what the board tells when it has stepped aside for one of them.
+///   - resourceUse: what the live board shows of resources in use, for a pipeline that declares them.
 public func makeProgressObserver(mode: ProgressMode, console: Console, environment: [String: String],
                                  output: OutputMode = .prefixed, explains: Bool = false,
                                  failures: WriteFailures? = nil, terminalTasks: Set<TaskID> = [],
-                                 handoff: TerminalHandoff? = nil) -> any RunObserver {
+                                 handoff: TerminalHandoff? = nil, resourceUse: ResourceUse? = nil) -> any RunObserver {
     switch mode {
     case .json:
         return JSONLinesReporter(sink: console, failures: failures)
@@ -38,6 +39,6 @@ public func makeProgressObserver(mode: ProgressMode, console: Console, environme
             return PlainLinesReporter(sink: console, output: output, explains: explains)
         }
         return TTYBoard(sink: console, terminalSize: { console.terminalSize() ?? .fallback }, output: output, explains: explains,
-                        terminalTasks: terminalTasks, handoff: handoff)
+                        terminalTasks: terminalTasks, handoff: handoff, resourceUse: resourceUse)
     }
 }

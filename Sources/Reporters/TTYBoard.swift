@@ -54,6 +54,8 @@ public final class TTYBoard: RunObserver {
     private var stop: RunStop?
     private var isFinished = false
     private var grouping: OutputGrouping
+    /// What the executing tasks hold against the totals, when the pipeline declares resources.
+    private var resourceUse: ResourceUse?
 
     private var pendingLines: [String] = []
     /// Lines the board occupies on screen now, which the next write moves up over and clears.
@@ -68,9 +70,12 @@ public final class TTYBoard: RunObserver {
     ///   - explains: also keep a line for each transition that says why its task runs or not (`run --explain`).
     ///   - terminalTasks: tasks that use the terminal, for which the board steps aside while they execute.
     ///   - handoff: told once the board has stepped aside for one of them.
+    ///   - resourceUse: shown under the header, for a pipeline that declares resources.
     public init(sink: any TextSink, terminalSize: @escaping () -> TerminalSize = { .fallback },
                 clock: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now }, output: OutputMode = .prefixed,
-                explains: Bool = false, terminalTasks: Set<TaskID> = [], handoff: TerminalHandoff? = nil) {
+                explains: Bool = false, terminalTasks: Set<TaskID> = [], handoff: TerminalHandoff? = nil,
+                resourceUse: ResourceUse? = nil) {
+        self.resourceUse = resourceUse
         self.terminalTasks = terminalTasks
         self.handoff = handoff
         if !terminalTasks.isEmpty { handoff?.boardShown() }
@@ -143,6 +148,7 @@ public final class TTYBoard: RunObserver {
     }
 
     private func record(_ transition: TaskTransition, at now: ContinuousClock.Instant) {
+        resourceUse?.record(transition)
         let previous = states[transition.task]
         if let previous, previous.isTerminal { doneCount -= 1 }
         if previous == .failed { failedCount -= 1 }
@@ -199,6 +205,7 @@ public final class TTYBoard: RunObserver {
         if failedCount > 0 { header += ", \(failedCount) failed" }
         header += ", \(RunText.clock((now - (runStart ?? now)).inSeconds))"
         var lines = [header]
+        if let resourceUse { lines.append("  " + resourceUse.text) }
         if isSuspended { lines.append("SUSPENDED — send SIGUSR2 to resume") }
         if let executorWaiting { lines.append(executorWaiting) }
         if let stop { lines.append("stopping: \(RunText.stopped(stop)), waiting for running tasks") }

@@ -181,6 +181,8 @@ public final class SlurmExecutor: TaskExecutor {
         var work = work
         work.environment[SessionWatchdog.variable] = nil
         work.environment[TaskWork.attemptVariable] = String(work.attempt)
+        // The CPUs its job or step asks for: `resources` or `slurm:`, scaled for a retry.
+        work.environment[TaskWork.cpusVariable] = String(spec.cpus ?? work.cpus)
         work.sharedEnvironment = nil
         let statusFile = "\(workDirectory)/\(Self.fileName(work.id)).\(work.attempt).\(runToken).status"
         if let batch {

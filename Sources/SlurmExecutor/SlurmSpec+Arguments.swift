@@ -16,6 +16,7 @@ extension SlurmSpec {
             if let account { arguments.append("--account=\(account)") }
             if let nodes { arguments.append("--nodes=\(nodes)") }
             if let mem { arguments.append("--mem=\(mem)") }
+            if let gpus, gpus > 0 { arguments.append("--gres=gpu:\(gpus)") }
         }
         arguments.append("--cpus-per-task=\(cpus ?? 1)")
         if let limit = time ?? timeout.map({ $0 + 60 }) { arguments.append("--time=\(Self.slurmTime(seconds: limit))") }

@@ -24,6 +24,8 @@ public final class StoreBatchCheck: UpToDateBatchChecking {
         (0..<max(1, count)).map { _ in Lane(check: self) }
     }
 
+    public func hasSuccess(of task: TaskID) -> Bool { batch.hasSuccess(of: task) }
+
     public func merge(_ lanes: [any UpToDateBatchLane]) {
         batch.merge(lanes.compactMap { ($0 as? Lane)?.lane })
     }

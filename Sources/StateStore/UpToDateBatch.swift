@@ -74,6 +74,10 @@ public final class UpToDateBatch {
         fileprivate var refreshedByPath: [String: FileRecord] = [:]
     }
 
+    /// Whether the store holds a success of `task` since which it did not execute: without one, `check`
+    /// says it runs.
+    public func hasSuccess(of task: TaskID) -> Bool { stored[task.rawValue]?.succeeded == true }
+
     /// The verdict on `task`, as `StateStore.checkUpToDate` would give it now; what the check examines
     /// goes into `lane`, which no other thread uses meanwhile.
     public func check(_ task: TaskID, definition: TaskDefinition, in lane: Lane) -> UpToDateCheck {

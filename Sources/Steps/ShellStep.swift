@@ -64,10 +64,11 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         let mark = DescendantSweep.taskVariable + "=" + work.id.rawValue
         // The attempt's number, set here as the mark is: in `environment` it would cost every task its own copy.
         let attempt = TaskWork.attemptVariable + "=" + String(work.attempt)
+        let cpus = TaskWork.cpusVariable + "=" + String(work.cpus)
         sharedEnvironment = work.sharedEnvironment
-        environment = work.sharedEnvironment != nil ? [mark, attempt]
+        environment = work.sharedEnvironment != nil ? [mark, attempt, cpus]
             : EnvironmentBlock.entries(of: work.environment, excluding: DescendantSweep.taskVariable)
-                .filter { !$0.hasPrefix(TaskWork.attemptVariable + "=") } + [mark, attempt]
+                .filter { !$0.hasPrefix(TaskWork.attemptVariable + "=") && !$0.hasPrefix(TaskWork.cpusVariable + "=") } + [mark, attempt, cpus]
         terminal = work.isInteractive ? .inherited(foreground: TerminalForeground.descriptor()) : .none
     }
 

@@ -181,12 +181,18 @@ private struct Expansion {
     }
 
     /// The nodes a per-item need (`map[{{ index }}]`) names for the item of `node`; `nil`, reported, when
-    /// it names none or the node itself. Not reported here: a fan-out whose items are read at run time has
-    /// no item to render the need for, and an item of such a fan-out is not a node yet (see
-    /// `TaskGraph.reportItemNeedsLeftForTheRun`).
+    /// it names none or the node itself. Where the items are not known before the run, the edge is to
+    /// what the need can name (docs/pipeline.md, "Per-item chains"): a fan-out whose items are read at run
+    /// time has no item to render the need for, so it gets an edge to every node of the task the need's
+    /// text begins with (`map`), if any; an item whose need names an item of such a fan-out gets an edge
+    /// to that fan-out. The run resolves both once the items are read (see `TaskGraph.runNeeds`).
     private func itemNeed(_ template: Template, of node: Int, diagnostics: inout Diagnostics) -> Range<Int>? {
         let id = nodes[node].id
-        guard let item = nodes[node].item else { return nil }
+        guard let item = nodes[node].item else {
+            guard let base = TaskGraph.namedTask(template), let targets = names.nodes(named: TaskID(base)),
+                  !targets.contains(node) else { return nil }
+            return targets
+        }
         let name: String
         switch TaskGraph.renderedNeed(template, item: item) {
         case .success(let rendered): name = rendered
@@ -195,7 +201,7 @@ private struct Expansion {
             return nil
         }
         guard let targets = names.nodes(named: TaskID(name)) else {
-            if TaskGraph.namesItemOfDynamicFanOut(name, in: nodes, names: names) { return nil }
+            if let fanOut = TaskGraph.dynamicFanOut(namedBy: name, in: nodes, names: names) { return fanOut..<(fanOut + 1) }
             let hint = Suggestion.hint(for: name, in: TaskGraph.nameCandidates(in: nodes))
             diagnostics.error("item '\(id)' needs unknown task '\(name)' (from '\(template)')\(hint)", at: template.location)
             return nil
@@ -209,12 +215,14 @@ private struct Expansion {
 }
 
 extension TaskGraph {
-    struct ItemNeedProblem: Error {
-        var message: String
+    /// Why a per-item need gives no name for an item.
+    public struct ItemNeedProblem: Error, Sendable {
+        /// What is wrong, to follow the item's id: `has no field 'name'`.
+        public var message: String
     }
 
     /// A per-item need's text for one item: `{{ item }}`, `{{ item.field }}` and `{{ index }}` filled in.
-    static func renderedNeed(_ template: Template, item: ForeachItem) -> Result<String, ItemNeedProblem> {
+    public static func renderedNeed(_ template: Template, item: ForeachItem) -> Result<String, ItemNeedProblem> {
         var name = ""
         for segment in template.segments {
             switch segment {
@@ -229,32 +237,52 @@ extension TaskGraph {
         return .success(name)
     }
 
-    /// Whether `name` is `task[…]` for a fan-out whose items are read at run time.
-    static func namesItemOfDynamicFanOut(_ name: String, in nodes: [TaskNode], names: NodeNames) -> Bool {
-        guard let open = name.firstIndex(of: "["), let range = names.nodes(named: TaskID(String(name[..<open]))) else { return false }
-        return range.count == 1 && nodes[range.lowerBound].isDynamicFanOut
+    /// The task a per-item need names whatever the item: the text before its first `[` when no
+    /// placeholder comes before it (`map` in `map[{{ index }}]`).
+    static func namedTask(_ template: Template) -> String? {
+        guard case .literal(let text)? = template.segments.first, let open = text.firstIndex(of: "["), open > text.startIndex else { return nil }
+        return String(text[..<open])
     }
 
-    /// Reports the per-item needs the graph could not give before the run: those of a fan-out whose list
-    /// is read at run time, which has no items yet, and those that name an item of such a fan-out
-    /// (docs/pipeline.md, "Per-item chains").
-    public func reportItemNeedsLeftForTheRun(diagnostics: inout Diagnostics) {
-        let runTimeReason = "per-item needs work for items listed in the file, and for a 'from:' list that is read before the run "
-            + "(the task needs nothing else, and no task writes the list)"
-        for node in nodes where !node.specField(\.itemNeeds).isEmpty {
-            for template in node.specField(\.itemNeeds).sorted(by: { $0.key < $1.key }).map(\.value) {
-                guard let item = node.item else {
-                    diagnostics.error(
-                        "task '\(node.id)' reads its items at run time, so its need '\(template)' cannot be given to each item; \(runTimeReason)",
-                        at: template.location)
-                    continue
-                }
-                guard case .success(let name) = Self.renderedNeed(template, item: item),
-                      Self.namesItemOfDynamicFanOut(name, in: nodes, names: names) else { continue }
-                diagnostics.error(
-                    "item '\(node.id)' needs '\(name)', an item of a fan-out whose items are read at run time; \(runTimeReason)",
-                    at: template.location)
+    /// The node of the fan-out whose items are read at run time that `name` (`task[…]`) names an item of.
+    static func dynamicFanOut(namedBy name: String, in nodes: [TaskNode], names: NodeNames) -> Int? {
+        guard let open = name.firstIndex(of: "["), let range = names.nodes(named: TaskID(String(name[..<open]))),
+              range.count == 1, nodes[range.lowerBound].isDynamicFanOut else { return nil }
+        return range.lowerBound
+    }
+
+    /// Whether any task has a per-item need.
+    public var hasItemNeeds: Bool { pipeline.tasks.contains { !$0.itemNeeds.isEmpty } }
+
+    /// What a run makes of the edges of `node` (docs/pipeline.md, "Per-item chains"):
+    /// - `needs`: the nodes it waits for to end;
+    /// - `lists`: the fan-outs whose items its per-item needs name, read at run time: it waits for their
+    ///   lists to be read, then for the items its needs name.
+    ///
+    /// An edge a per-item need made from a fan-out read at run time to a node known before the run is
+    /// neither: each item gets its own need once the list is read.
+    public func runNeeds(ofNode node: Int) -> (needs: [Int], lists: [Int]) {
+        let itemNeeds = nodes[node].specField(\.itemNeeds)
+        guard !itemNeeds.isEmpty else { return (Array(dependencies[node]), []) }
+        var needs: [Int] = [], lists: [Int] = []
+        let first = dependencies.firstEdge(of: node)
+        for (edge, target) in dependencies[node].enumerated() {
+            let code = Int(edgeNeeds[first + edge])
+            guard code >= 0, itemNeeds[code] != nil else {
+                needs.append(target)
+                continue
+            }
+            if nodes[target].isDynamicFanOut {
+                lists.append(target)
+            } else if !nodes[node].isDynamicFanOut {
+                needs.append(target)
             }
         }
+        return (needs, lists)
+    }
+
+    /// The per-item needs of `node`'s task, in `needs` order, each rendered for `item`.
+    public func itemNeedNames(ofNode node: Int, item: ForeachItem) -> [(template: Template, name: Result<String, ItemNeedProblem>)] {
+        nodes[node].specField(\.itemNeeds).sorted { $0.key < $1.key }.map { ($0.value, Self.renderedNeed($0.value, item: item)) }
     }
 }

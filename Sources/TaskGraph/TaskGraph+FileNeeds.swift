@@ -126,15 +126,16 @@ extension TaskGraph {
 
 /// Every declared output by path: the literal ones in a table, the globs by the folder before their
 /// first wildcard, so that matching an input looks only at the globs above it.
-private struct OutputIndex {
-    typealias Producer = (node: Int, output: DeclaredPath)
+public struct OutputIndex {
+    public typealias Producer = (node: Int, output: DeclaredPath)
     private var literal: [String: [Producer]] = [:]
     private var globsByFolder: [String: [(pattern: GlobPattern, producer: Producer)]] = [:]
     /// The literal outputs sorted by path, for an input glob to search below its fixed folder; empty
     /// when no input is a glob.
     private var sortedLiteral: [String] = []
 
-    init(_ paths: [NodePaths?]) {
+    /// The outputs of `paths` (per node, as `TaskGraph.addingFileNeeds` takes them).
+    public init(_ paths: [NodePaths?]) {
         var inputGlobs = false
         for (node, nodePaths) in paths.enumerated() {
             guard let nodePaths else { continue }
@@ -152,7 +153,7 @@ private struct OutputIndex {
     }
 
     /// The tasks that declare they write what `input` names.
-    func producers(of input: String) -> [Producer] {
+    public func producers(of input: String) -> [Producer] {
         if GlobPattern.hasWildcards(input) {
             let pattern = GlobPattern(input)
             var found: [Producer] = []

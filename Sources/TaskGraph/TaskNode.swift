@@ -45,6 +45,9 @@ public struct TaskNode: Sendable {
     /// Reads one field of the spec without copying the rest (`spec` copies the whole value out).
     func specField<Field>(_ field: KeyPath<TaskSpec, Field>) -> Field { specs[specIndex][keyPath: field] }
 
+    /// Whether its task has a per-item need (`map[{{ index }}]`), read without copying the spec.
+    public var hasItemNeeds: Bool { !specField(\.itemNeeds).isEmpty }
+
     /// How exports and plans show the node: its id, or `photo[*]` for a dynamic fan-out.
     public var displayName: String { isDynamicFanOut ? "\(id.rawValue)[*]" : id.rawValue }
 }

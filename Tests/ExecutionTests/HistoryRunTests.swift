@@ -87,16 +87,7 @@ struct HistoryRunTests {
     /// (`UpToDatePrepass.tasksPerWay`), in chains of ten: a change at the head of one chain runs that chain.
     @Test func aLargeGraphIsCheckedAtOnceAndRunsOnlyWhatAChangeReaches() async throws {
         let chains = 10, length = 10
-        var yaml = "version: 1\ntasks:\n"
-        for chain in 0..<chains {
-            for link in 0..<length {
-                let input = link == 0 ? "src-\(chain).txt" : "out/\(chain)-\(link - 1).txt"
-                let needs = link == 0 ? "" : "needs: [t\(chain)-\(link - 1)], "
-                yaml += "  t\(chain)-\(link): {\(needs)run: \"mkdir -p out && cat \(input) > out/\(chain)-\(link).txt\", "
-                    + "inputs: [\(input)], outputs: [out/\(chain)-\(link).txt]}\n"
-            }
-        }
-        let project = try Project(yaml)
+        let project = try Project(chainsYAML(chains: chains, length: length))
         defer { project.remove() }
         for chain in 0..<chains { try project.directory.write("chain \(chain)", to: "src-\(chain).txt") }
         let build = try await project.run()
@@ -112,6 +103,25 @@ struct HistoryRunTests {
         #expect(ran == Set((0..<length).map { "t3-\($0)" }))
         #expect(changed.summary.counts[.upToDate] == (chains - 1) * length)
         #expect(project.directory.read("out/3-9.txt") == "chain 3, changed")
+    }
+
+    @Test func theCheckBeforeTheRunSkipsTasksBehindATaskWithNoSuccess() async throws {
+        // Three chains of three: only a task whose needs all have a success can be found up to date, so only
+        // those are checked before the run; the rest are checked as they start.
+        let project = try Project(chainsYAML(chains: 3, length: 3))
+        defer { project.remove() }
+        for chain in 0..<3 { try project.directory.write("chain \(chain)", to: "src-\(chain).txt") }
+        let checked = Locked<[String]>([])
+        let counting = { (recorder: RunRecorder) -> any TaskHistory in BatchNotingHistory(recorder, checked: checked) }
+
+        let first = try await project.run(history: counting)
+        #expect(first.summary.counts[.succeeded] == 9)
+        #expect(checked.withLock { $0.sorted() } == ["t0-0", "t1-0", "t2-0"])
+
+        checked.withLock { $0 = [] }
+        let rerun = try await project.run(history: counting)
+        #expect(rerun.summary.counts[.upToDate] == 9)
+        #expect(checked.withLock { $0.count } == 9)
     }
 
     @Test func forceRunsEverythingAndStillRecordsWhatTheNextCheckCompares() async throws {
@@ -254,6 +264,21 @@ struct HistoryRunTests {
 }
 
 /// A scratch folder with `pipeline.yaml` and its state store, run again and again through the Runner.
+/// `chains` chains of `length` tasks `tC-L`: the first reads `src-C.txt`, each writes `out/C-L.txt`, which
+/// the next in its chain reads and needs.
+private func chainsYAML(chains: Int, length: Int) -> String {
+    var yaml = "version: 1\ntasks:\n"
+    for chain in 0..<chains {
+        for link in 0..<length {
+            let input = link == 0 ? "src-\(chain).txt" : "out/\(chain)-\(link - 1).txt"
+            let needs = link == 0 ? "" : "needs: [t\(chain)-\(link - 1)], "
+            yaml += "  t\(chain)-\(link): {\(needs)run: \"mkdir -p out && cat \(input) > out/\(chain)-\(link).txt\", "
+                + "inputs: [\(input)], outputs: [out/\(chain)-\(link).txt]}\n"
+        }
+    }
+    return yaml
+}
+
 private struct Project {
     let directory: ScratchDirectory
     let graph: TaskGraph
@@ -376,5 +401,67 @@ private struct ThreadNotingHistory: TaskHistory {
 
     func ended(_ task: TaskID, state: TaskState, attempts: Int, duration: Double?, exitCode: Int32?, answer: UpToDateAnswer?) {
         recorder.ended(task, state: state, attempts: attempts, duration: duration, exitCode: exitCode, answer: answer)
+    }
+}
+
+/// A run's history whose check before the run notes each task it checks.
+private struct BatchNotingHistory: TaskHistory {
+    let recorder: RunRecorder
+    let checked: Locked<[String]>
+
+    init(_ recorder: RunRecorder, checked: Locked<[String]>) {
+        self.recorder = recorder
+        self.checked = checked
+    }
+
+    func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer {
+        recorder.check(work, inputs: inputs, outputs: outputs, environmentNames: environmentNames)
+    }
+
+    func makeBatchCheck() -> (any UpToDateBatchChecking)? {
+        recorder.makeBatchCheck().map { NotingBatch(batch: $0, checked: checked) }
+    }
+
+    func startCommits(answer: UpToDateAnswer?) -> Bool { recorder.startCommits(answer: answer) }
+
+    func started(_ task: TaskID, answer: UpToDateAnswer?) { recorder.started(task, answer: answer) }
+
+    func ended(_ task: TaskID, state: TaskState, attempts: Int, duration: Double?, exitCode: Int32?, answer: UpToDateAnswer?) {
+        recorder.ended(task, state: state, attempts: attempts, duration: duration, exitCode: exitCode, answer: answer)
+    }
+
+    private final class NotingBatch: UpToDateBatchChecking {
+        let batch: any UpToDateBatchChecking
+        let checked: Locked<[String]>
+
+        init(batch: any UpToDateBatchChecking, checked: Locked<[String]>) {
+            self.batch = batch
+            self.checked = checked
+        }
+
+        func makeLanes(_ count: Int) -> [any UpToDateBatchLane] {
+            batch.makeLanes(count).map { NotingLane(lane: $0, checked: checked) }
+        }
+
+        func hasSuccess(of task: TaskID) -> Bool { batch.hasSuccess(of: task) }
+
+        func merge(_ lanes: [any UpToDateBatchLane]) { batch.merge(lanes.compactMap { ($0 as? NotingLane)?.lane }) }
+
+        func finish() { batch.finish() }
+    }
+
+    private final class NotingLane: UpToDateBatchLane {
+        let lane: any UpToDateBatchLane
+        let checked: Locked<[String]>
+
+        init(lane: any UpToDateBatchLane, checked: Locked<[String]>) {
+            self.lane = lane
+            self.checked = checked
+        }
+
+        func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer {
+            checked.withLock { $0.append(work.id.rawValue) }
+            return lane.check(work, inputs: inputs, outputs: outputs, environmentNames: environmentNames)
+        }
     }
 }

@@ -170,3 +170,79 @@ private func drive(_ plan: inout Plan, outcomes: [String: Plan.Outcome] = [:]) -
         #expect(plan.isFinished)
     }
 }
+
+/// Per-item needs met at run time (docs/pipeline.md, "Per-item chains").
+@Suite struct PlanItemNeedsTests {
+    /// `map` and `sort` read their lists at run time; `sort`'s items name `map`'s, `fixed` (known before
+    /// the run) names `sort`'s item 0.
+    private func chain(keepGoing: Bool = true) -> Plan {
+        var plan = Plan(tasks: [
+            Task(id: "map", isFanOut: true), Task(id: "sort", isFanOut: true), Task(id: "fixed[a]"),
+        ], jobs: 4, queueLimits: [4], keepGoing: keepGoing)
+        plan.waitForLists([1: [0], 2: [1]])
+        return plan
+    }
+
+    @Test func aTaskWaitsForTheListItsItemNeedsNameThenForItsOwnItems() {
+        var plan = chain()
+        _ = plan.begin()
+        #expect(plan.takeRequests().expand == [0])
+        #expect(plan.states[1] == .pending && plan.states[2] == .pending)
+        // `map` read: `sort` reads its list, while `map`'s items have not even started.
+        let (maps, _) = plan.expand(0, items: [Task(id: "map[0]"), Task(id: "map[1]")])
+        #expect(plan.states[1] == .executing)
+        #expect(plan.takeRequests().expand == [1])
+        #expect(plan.listWaiters(of: 1) == [2])
+        var resolved = Plan.ItemNeeds()
+        resolved.waiterNeeds = [2: [maps.upperBound]]  // `fixed[a]` needs `sort[0]`, the first item to come
+        let (sorts, _) = plan.expand(1, items: [Task(id: "sort[0]", needs: [maps.lowerBound]), Task(id: "sort[1]", needs: [maps.lowerBound + 1])],
+                                     resolved: resolved)
+        #expect(sorts == 5..<7)
+        #expect(plan.states[2] == .pending)
+        #expect(plan.take().started == [3, 4])
+        _ = plan.record(4, .failed)
+        #expect(plan.states[6] == .skipped)
+        _ = plan.record(3, .succeeded)
+        #expect(plan.take().started == [5])
+        _ = plan.record(5, .succeeded)
+        #expect(plan.take().started == [2])
+        _ = plan.record(2, .succeeded)
+        #expect(plan.states[0] == .failed && plan.states[1] == .succeeded)
+        #expect(plan.isFinished)
+    }
+
+    @Test func anItemCountsANeedThatEndedBeforeItWasAddedAsItEnded() {
+        // `list` reads its items once `a` and `b` have ended, whatever their outcome (`when: always`).
+        var plan = Plan(tasks: [Task(id: "a"), Task(id: "b"), Task(id: "list", when: .always, needs: [0, 1], isFanOut: true)],
+                        jobs: 4, queueLimits: [4], keepGoing: true)
+        _ = plan.begin()
+        #expect(plan.take().started == [0, 1])
+        _ = plan.record(0, .failed)
+        _ = plan.record(1, .succeeded)
+        let (items, _) = plan.expand(2, items: [Task(id: "list[0]", needs: [0]), Task(id: "list[1]", needs: [1])])
+        #expect(plan.states[items.lowerBound] == .skipped)
+        #expect(plan.states[items.lowerBound + 1] == .ready)
+    }
+
+    @Test func aListThatEndsUnreadSkipsTheTasksWaitingForIt() {
+        var plan = chain()
+        _ = plan.begin()
+        _ = plan.takeRequests()
+        let transitions = plan.record(0, .failed)
+        #expect(transitions.contains(Plan.Transition(task: 1, from: .pending, to: .skipped)))
+        #expect(plan.states[2] == .skipped)
+        #expect(plan.isFinished)
+    }
+
+    @Test func anItemWhoseNeedNamedNoTaskFailsWhenItWouldStartAndStopsTheRunWithoutKeepGoing() {
+        var plan = chain(keepGoing: false)
+        _ = plan.begin()
+        _ = plan.takeRequests()
+        var resolved = Plan.ItemNeeds()
+        resolved.unresolvedItems = [1]
+        let (maps, transitions) = plan.expand(0, items: [Task(id: "map[0]"), Task(id: "map[1]")], resolved: resolved)
+        #expect(transitions.contains(Plan.Transition(task: maps.lowerBound + 1, from: .pending, to: .failed)))
+        #expect(plan.isStopping)
+        #expect(plan.states[maps.lowerBound] == .cancelled)
+    }
+}

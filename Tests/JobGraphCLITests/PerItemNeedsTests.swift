@@ -126,10 +126,7 @@ struct PerItemNeedsTests {
         ("  x: {needs: [\"map[{{ item }}]\"], run: \"true\"}", "p.yaml:LINE:15: error: only a task with 'foreach' can have a need that names its item"),
         ("  x: {foreach: [a], needs: [\"mop[{{ item }}]\"], run: \"true\"}", "p.yaml:LINE:29: error: unknown task 'mop' in 'needs'; did you mean 'map'?"),
         ("  x: {foreach: [a], needs: [\"map[{{ stage }}]\"], run: \"true\"}\nvars: {stage: one}", "p.yaml:LINE:29: error: a need may name only the fan-out's item"),
-        ("  x: {foreach: {from: later.txt}, needs: [\"map[{{ index }}]\", list], run: \"true\"}\n  list: {run: \"touch later.txt\"}",
-         "p.yaml:LINE:43: error: task 'x' reads its items at run time, so its need 'map[{{ index }}]' cannot be given to each item"),
-        ("  x: {foreach: [a, b], needs: [\"later[{{ index }}]\"], run: \"true\"}\n  later: {foreach: {from: later.txt}, needs: [list], run: \"true\"}\n  list: {run: \"touch later.txt\"}",
-         "p.yaml:LINE:32: error: item 'x[a]' needs 'later[0]', an item of a fan-out whose items are read at run time"),
+        ("  x: {foreach: [a, b], needs: [\"x[{{ item }}]\"], run: \"true\"}", "p.yaml:LINE:32: error: item 'x[a]' needs itself through 'x[{{ item }}]'"),
     ])
     func aWrongPerItemNeedIsAnErrorAtItsPlace(task: String, message: String) async throws {
         let directory = try folder(Self.chain + "\n" + task + "\n")
@@ -139,5 +136,130 @@ struct PerItemNeedsTests {
         let outcome = try await JobGraphBinary.run(["validate", "p.yaml"], in: directory)
         #expect(outcome.status == 2)
         #expect(outcome.standardError.contains(message.replacingOccurrences(of: "LINE", with: String(line))), "\(outcome.standardError)")
+    }
+
+    // MARK: - Lists read at run time
+
+    /// `list` writes the samples, so both fan-outs read them at run time; `fixed` lists its items in the
+    /// file but names `sort`'s.
+    static let runTimeChain = #"""
+        version: 1
+        tasks:
+          list: {run: "printf 'S1\\nS2\\nS3\\n' > samples.txt", outputs: [samples.txt]}
+          map:
+            foreach: {from: samples.txt}
+            run: "test {{ item }} != S2 && echo mapped > {{ item }}.sam"
+          sort:
+            foreach: {from: samples.txt}
+            needs: ["map[{{ index }}]"]
+            run: "cp {{ item }}.sam {{ item }}.bam"
+          index:
+            foreach: {from: samples.txt}
+            needs: ["sort[{{ index }}]"]
+            run: "cp {{ item }}.bam {{ item }}.bai"
+          fixed:
+            foreach: [S1, S2, S3]
+            needs: ["sort[{{ index }}]"]
+            run: "cp {{ item }}.bam {{ item }}.fixed"
+        """#
+
+    @Test func aChainOfListsReadAtRunTimeSkipsOnlyTheFailedSamplesChainUnderKeepGoing() async throws {
+        let directory = try ScratchDirectory("jobgraph-item-needs")
+        defer { directory.remove() }
+        try directory.write(Self.runTimeChain, to: "p.yaml")
+        let plan = try await JobGraphBinary.run(["run", "p.yaml", "--dry-run"], in: directory)
+        #expect(plan.status == 0, "\(plan.standardError)")
+        #expect(plan.standardOutput.contains("sort[*]"), "\(plan.standardOutput)")
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--keep-going", "--events", "e.jsonl"], in: directory)
+        let outcome = try await running.finish()
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let events = running.events(in: "e.jsonl")
+        let states = RunResult.finalStates(in: events)
+        #expect(states == [
+            "list": "succeeded", "map": "failed", "sort": "succeeded", "index": "succeeded",
+            "map[0]": "succeeded", "map[1]": "failed", "map[2]": "succeeded",
+            "sort[0]": "succeeded", "sort[1]": "skipped", "sort[2]": "succeeded",
+            "index[0]": "succeeded", "index[1]": "skipped", "index[2]": "succeeded",
+            "fixed[S1]": "succeeded", "fixed[S2]": "skipped", "fixed[S3]": "succeeded",
+        ])
+        #expect(directory.read("S3.bai") == "mapped\n" && directory.read("S1.fixed") == "mapped\n")
+        // `sort` reads its list once `map` has read its own, not once every `map` item has ended.
+        let sortRead = try #require(events.firstIndex { $0["task"] as? String == "sort" && $0["to"] as? String == "executing" })
+        let mapEnded = try #require(events.firstIndex { $0["task"] as? String == "map" && $0["to"] as? String == "failed" })
+        #expect(sortRead < mapEnded)
+    }
+
+    @Test func anItemAddedAfterItsNeedEndedCountsHowItEnded() async throws {
+        // `sort` reads its list once `wait` is done: by then every `map` item has ended, one of them failed.
+        let (outcome, events) = try await runKeepingGoing(#"""
+            version: 1
+            tasks:
+              list: {run: "printf 'S1\nS2\n' > samples.txt", outputs: [samples.txt]}
+              map: {foreach: {from: samples.txt}, run: "test {{ item }} = S1"}
+              wait: {needs: [map], when: always, run: "true"}
+              sort: {foreach: {from: samples.txt}, needs: [wait, "map[{{ index }}]"], run: "true"}
+            """#)
+        #expect(outcome.status == 1)
+        let states = RunResult.finalStates(in: events)
+        #expect(states["wait"] == "succeeded")
+        #expect(states["sort[0]"] == "succeeded")
+        #expect(states["sort[1]"] == "skipped")
+    }
+
+    @Test func aNeedThatNamesNoItemAtRunTimeFailsThatItemOnlyWithItsPlace() async throws {
+        // `sort` lists four samples, `map` three: `sort[3]` names `map[3]`, which is not there.
+        let yaml = #"""
+            version: 1
+            tasks:
+              list: {run: "printf 'S1\nS2\nS3\n' > samples.txt; printf 'S1\nS2\nS3\nS4\n' > more.txt", outputs: [samples.txt, more.txt]}
+              map: {foreach: {from: samples.txt}, run: "true"}
+              sort: {foreach: {from: more.txt}, needs: ["map[{{ index }}]"], run: "true"}
+            """#
+        let lines = yaml.split(separator: "\n")
+        let line = try #require(lines.firstIndex { $0.hasPrefix("  sort:") })
+        let column = try #require(lines[line].range(of: "\"map[")).lowerBound.utf16Offset(in: lines[line]) + 1
+        let (outcome, events) = try await runKeepingGoing(yaml)
+        #expect(outcome.status == 1)
+        let states = RunResult.finalStates(in: events)
+        #expect(states["sort[0]"] == "succeeded" && states["sort[2]"] == "succeeded")
+        #expect(states["sort[3]"] == "failed")
+        let error = events.last { $0["task"] as? String == "sort[3]" }?["error"] as? String
+        #expect(error == "p.yaml:\(line + 1):\(column): item 'sort[3]' needs 'map[3]' (from 'map[{{ index }}]'): 'map' has 3 items, numbered from 0",
+                "\(String(describing: error))")
+        #expect(outcome.standardOutput.contains("sort[3]"), "\(outcome.standardOutput)")
+    }
+
+    @Test func anItemThatNamesATaskWaitingForItsOwnFanOutFailsRatherThanWaitingForItself() async throws {
+        // `sort[0]` names `after`, which needs the whole of `sort`: it would wait for itself.
+        let (outcome, events) = try await runKeepingGoing(#"""
+            version: 1
+            tasks:
+              list: {run: "printf 'after\\nlist\\n' > names.txt", outputs: [names.txt]}
+              sort: {foreach: {from: names.txt}, needs: ["{{ item }}"], run: "true"}
+              after: {needs: [sort], when: always, run: "true"}
+            """#)
+        #expect(outcome.status == 1)
+        let states = RunResult.finalStates(in: events)
+        #expect(states["sort[0]"] == "failed" && states["sort[1]"] == "succeeded" && states["after"] == "succeeded", "\(states)")
+        let error = events.last { $0["task"] as? String == "sort[0]" }?["error"] as? String ?? ""
+        #expect(error.hasSuffix("item 'sort[0]' needs 'after' (from '{{ item }}'), which waits for 'sort' itself"), "\(error)")
+    }
+
+    /// Runs the pipeline `yaml` under `--keep-going` with an events file: how it ended, and its events.
+    private func runKeepingGoing(_ yaml: String) async throws -> (JobGraphBinary.Outcome, [[String: Any]]) {
+        let directory = try ScratchDirectory("jobgraph-item-needs")
+        defer { directory.remove() }
+        try directory.write(yaml, to: "p.yaml")
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--keep-going", "--events", "e.jsonl"], in: directory)
+        let outcome = try await running.finish()
+        return (outcome, running.events(in: "e.jsonl"))
+    }
+
+    @Test func perItemNeedsOnListsReadAtRunTimeAreValid() async throws {
+        let directory = try ScratchDirectory("jobgraph-item-needs")
+        defer { directory.remove() }
+        try directory.write(Self.runTimeChain, to: "p.yaml")
+        let outcome = try await JobGraphBinary.run(["validate", "p.yaml"], in: directory)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
     }
 }

@@ -113,6 +113,25 @@ struct SlurmRunTests {
         if mode == .jobs { #expect(slurm.outcome.outputLines.contains("flaky | try 1 1 mem 100"), "\(slurm.outcome.outputLines)") }
     }
 
+    /// A task's `resources` are its Slurm request, scaled by `retry_scale` for a retry, and its commands
+    /// learn the CPUs they got (docs/pipeline.md, "Resources").
+    @Test func resourcesAreTheJobsRequestAndEachRetryScalesThem() async throws {
+        let pipeline = """
+            version: 1
+            tasks:
+              sized:
+                run: 'echo "try $JOBGRAPH_ATTEMPT cpus $JOBGRAPH_CPUS $SLURM_CPUS_PER_TASK mem $SLURM_MEM_PER_NODE"; [ "$JOBGRAPH_ATTEMPT" = 2 ] || exit 75'
+                resources: {cpus: 2, mem: 100M}
+                retries: 1
+                retry_delay: 0
+                retry_scale: {mem: 2, cpus: 2}
+            """
+        let slurm = try await Self.run(pipeline, ["--jobs", "2"], mode: .jobs)
+        #expect(slurm.outcome.status == 0, "\(slurm.outcome.standardOutput)\n\(slurm.outcome.standardError)")
+        #expect(slurm.outcome.outputLines.contains("sized | try 1 cpus 2 2 mem 100"), "\(slurm.outcome.outputLines)")
+        #expect(slurm.outcome.outputLines.contains("sized | try 2 cpus 4 4 mem 200"), "\(slurm.outcome.outputLines)")
+    }
+
     @Test(arguments: Mode.allCases)
     func queueLimitsAndJobsHoldOnTheCluster(mode: Mode) async throws {
         // Each task fails if more of its kind run at once than its queue or `--jobs` allow.

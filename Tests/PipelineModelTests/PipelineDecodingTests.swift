@@ -210,7 +210,7 @@ import Testing
     @Test func unknownTopLevelKeyWithoutNearMatchListsTheKeys() {
         let loaded = load("version: 1\npipeline: []\ntasks:\n  a: {run: echo}\n")
         #expect(loaded.messages == [
-            "unknown top-level key 'pipeline'; expected 'version', 'name', 'vars', 'env', 'queues', 'defaults', 'tasks', 'on_success', 'on_failure', 'output', 'executor', 'slurm', 'default', 'include', 'export', 'cache_dir' or 'remote_cache'",
+            "unknown top-level key 'pipeline'; expected 'version', 'name', 'vars', 'env', 'queues', 'defaults', 'tasks', 'on_success', 'on_failure', 'output', 'executor', 'slurm', 'default', 'include', 'export', 'cache_dir', 'remote_cache' or 'resources'",
         ])
     }
 

@@ -1,0 +1,137 @@
+import Foundation
+import JobGraphTestSupport
+import Testing
+
+/// Resources through the binary (docs/pipeline.md, "Resources"): what a task asks is held while it
+/// executes, a big task is not starved by small ones, a task asking too much stops the run before
+/// anything starts, and shell tasks learn their `cpus`.
+@Suite(.hangLimit(minutes: 2))
+struct ResourcesRunTests {
+    /// The most of a resource held at once in an event stream, each task holding `amounts[task]` while executing.
+    private static func mostHeld(_ events: [[String: Any]], amounts: (String) -> Int) -> Int {
+        var held = 0, most = 0
+        for event in events where event["event"] as? String == "transition" {
+            guard let task = event["task"] as? String else { continue }
+            if event["from"] as? String == "executing" { held -= amounts(task) }
+            if event["to"] as? String == "executing" { held += amounts(task) }
+            most = max(most, held)
+        }
+        return most
+    }
+
+    @Test func tasksShareTheMemoryTotalAndNeverExceedIt() async throws {
+        let directory = try ScratchDirectory("jobgraph-resources-mem")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            resources: {mem: 3G}
+            tasks:
+              heavy: {foreach: [a, b, c], run: "true", resources: {mem: 2G}}
+              light: {foreach: [d, e], run: "true", resources: {mem: 1G}}
+            """, to: "p.yaml")
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "4", "--events", "e.jsonl"], in: directory)
+        let outcome = try await running.finish()
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let events = running.events(in: "e.jsonl")
+        #expect(Self.mostHeld(events) { $0.hasPrefix("heavy[") ? 2 : $0.hasPrefix("light[") ? 1 : 0 } <= 3)
+        #expect(RunResult.finalStates(in: events).values.filter { $0 == "succeeded" }.count == 5)
+    }
+
+    @Test func aBigTaskStartsBeforeAStreamOfSmallOnesIsExhausted() async throws {
+        // Two slots. `big` (cpus 2, high priority) is ready once `first` ends; 40 small tasks could always
+        // take the one slot left free, but once `big` is the best ready task nothing passes it.
+        let directory = try ScratchDirectory("jobgraph-resources-starve")
+        defer { directory.remove() }
+        let smalls = (1...40).map { "s\($0)" }.joined(separator: ", ")
+        try directory.write("""
+            version: 1
+            tasks:
+              first: {run: "true"}
+              big: {needs: [first], priority: high, run: "true", resources: {cpus: 2}}
+              small: {foreach: [\(smalls)], run: "true"}
+            """, to: "p.yaml")
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "2", "--events", "e.jsonl"], in: directory)
+        let outcome = try await running.finish()
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let events = running.events(in: "e.jsonl")
+        let started = events.filter { $0["to"] as? String == "executing" }.compactMap { $0["task"] as? String }
+        let bigAt = try #require(started.firstIndex(of: "big"))
+        let smallsAfter = started[bigAt...].filter { $0.hasPrefix("small[") }.count
+        #expect(smallsAfter >= 30, "\(started)")
+        #expect(Self.mostHeld(events) { $0 == "big" ? 2 : $0 == "small" ? 0 : 1 } <= 2)
+    }
+
+    @Test func aTaskAskingMoreThanATotalStopsTheRunBeforeAnythingStarts() async throws {
+        let directory = try ScratchDirectory("jobgraph-resources-excess")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            resources: {gpus: 1}
+            tasks:
+              early: {run: "touch ran"}
+              wide: {needs: [early], run: "true", resources: {cpus: 4, gpus: 2, mem: 2G}}
+            """, to: "p.yaml")
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--jobs", "2", "--resources", "mem=1G"], in: directory)
+        #expect(outcome.status == 2)
+        #expect(outcome.standardError.split(separator: "\n").map(String.init) == [
+            "p.yaml:5:57: error: task 'wide' asks for cpus 4, more than the total: '--jobs' 2",
+            "p.yaml:5:66: error: task 'wide' asks for gpus 2, more than the total: the top-level 'resources' (gpus: 1)",
+            "p.yaml:5:74: error: task 'wide' asks for mem 2G, more than the total: '--resources mem=1G'",
+        ])
+        #expect(directory.read("ran") == nil)
+        let dryRun = try await JobGraphBinary.run(["run", "p.yaml", "--jobs", "4", "--resources", "gpus=2,mem=4G", "--dry-run"], in: directory)
+        #expect(dryRun.status == 0, "\(dryRun.standardError)")
+
+        // `validate` refuses what the file's totals cannot give; `cpus` against `--jobs` is the run's to check.
+        let validated = try await JobGraphBinary.run(["validate", "p.yaml"], in: directory)
+        #expect(validated.status == 2)
+        #expect(validated.standardError == "p.yaml:5:66: error: task 'wide' asks for gpus 2, more than the total: the top-level 'resources' (gpus: 1)\n")
+
+        let bad = try await JobGraphBinary.run(["run", "p.yaml", "--resources", "mem=lots"], in: directory)
+        #expect(bad.status == 2)
+        #expect(bad.standardError.contains("invalid amount 'lots' for 'mem' in '--resources'"), "\(bad.standardError)")
+    }
+
+    @Test func shellTasksGetTheCPUsTheyHold() async throws {
+        let directory = try ScratchDirectory("jobgraph-resources-cpus")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            tasks:
+              wide: {run: "echo $JOBGRAPH_CPUS > wide.txt", resources: {cpus: 2}}
+              plain: {run: "echo $JOBGRAPH_CPUS > plain.txt"}
+              pair: {parallel: ["echo $JOBGRAPH_CPUS > p1.txt", "echo $JOBGRAPH_CPUS > p2.txt"], resources: {cpus: 2}}
+            """, to: "p.yaml")
+        var environment = JobGraphBinary.environment
+        environment["JOBGRAPH_CPUS"] = "7"  // a caller's own is not passed on
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--jobs", "4"], in: directory, environment: environment)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(directory.read("wide.txt") == "2\n")
+        #expect(directory.read("plain.txt") == "1\n")
+        #expect(directory.read("p1.txt") == "2\n" && directory.read("p2.txt") == "2\n")
+    }
+
+    @Test func theDryRunShowsResourcesLocallyAndAsSlurmOptions() async throws {
+        let directory = try ScratchDirectory("jobgraph-resources-plan")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            resources: {mem: 16G, gpus: 2}
+            tasks:
+              train: {run: "true", resources: {cpus: 2, mem: 8G, gpus: 1}}
+            """, to: "p.yaml")
+        let local = try await JobGraphBinary.run(["run", "p.yaml", "--dry-run", "--jobs", "2"], in: directory)
+        #expect(local.status == 0, "\(local.standardError)")
+        #expect(local.outputLines.first == "plan for p.yaml: 1 task on 1 queue, at most 2 at once; resources mem 16G, gpus 2")
+        #expect(local.outputLines.contains { $0.contains("resources cpus 2, mem 8G, gpus 1") }, "\(local.outputLines)")
+
+        let json = try await JobGraphBinary.run(["run", "p.yaml", "--dry-run", "--json", "--jobs", "2"], in: directory)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect(document["resources"] as? [String: Int] == ["mem": 16 << 30, "gpus": 2])
+        let task = try #require((document["tasks"] as? [[String: Any]])?.first)
+        #expect(task["resources"] as? [String: Int] == ["cpus": 2, "mem": 8 << 30, "gpus": 1])
+
+        let slurm = try await JobGraphBinary.run(["run", "p.yaml", "--dry-run", "--jobs", "2", "--executor", "slurm", "--slurm-mode", "jobs"], in: directory)
+        #expect(slurm.outputLines.contains { $0.hasSuffix("--mem=8192M --gres=gpu:1 --cpus-per-task=2") }, "\(slurm.outputLines)")
+    }
+}
