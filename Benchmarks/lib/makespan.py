@@ -2,15 +2,16 @@
 """Makespan of critical-path scheduling: random layered DAGs of `sleep` tasks run with `--jobs 2`.
 
 For each DAG (fixed seeds, so the same graphs every time):
-  1. jobgraph with an empty `.jobgraph/`: no history, ready tasks ranked by remaining critical path
-     counted in tasks;
-  2. jobgraph again with `--force` after run 1 recorded every task's duration: ranked by the remaining
-     critical path in measured seconds;
-  3. plain file-order list scheduling, simulated (jobgraph always breaks ties by critical path, so it
-     cannot be made to schedule in file order): whenever a slot is free, the first ready task in file
-     order starts.
+  1. jobgraph with an empty `.jobgraph/`: no history, every task expected to take one unit
+     (docs/pipeline.md, "Order of ready tasks": the remaining critical path when it is urgent, else the
+     deepest ready task);
+  2. jobgraph again with `--force` after run 1 recorded every task's duration: the same order with the
+     measured seconds;
+  3. plain file-order list scheduling, simulated (jobgraph cannot be made to schedule in file order):
+     whenever a slot is free, the first ready task in file order starts.
 Runs 1 and 2 are also simulated with the known durations, as a cross-check of the measured figures,
-and the best of 2000 list schedules with random priorities estimates the optimum from above: where
+as is critical-path order alone (the longest remaining path in seconds always first, jobgraph's order
+before issue 32), and the best of 2000 list schedules with random priorities estimates the optimum from above: where
 even that stays over the bound, no scheduler could meet the 10% target on that DAG.
 
 The lower bound is max(critical path, total work / jobs) over the known durations. A measured makespan
@@ -134,6 +135,51 @@ def simulate(needs, durations, jobs, rank):
     return now
 
 
+def depths(needs):
+    """Each task's depth: the most needs before it, one after another."""
+    depth = {}
+
+    def of(task):
+        if task not in depth:
+            depth[task] = 1 + max((of(need) for need in needs[task]), default=-1)
+        return depth[task]
+
+    return [of(task) for task in range(len(needs))]
+
+
+def simulate_jobgraph(needs, durations, jobs, estimates):
+    """jobgraph's order of ready tasks (Sources/Execution/ReadyOrder.swift) with these expected durations:
+    the longest remaining critical path when it is at least half of the expected work left over the slots,
+    else the deepest ready task, then file order. Runs on the real `durations`."""
+    paths = remaining_paths(needs, estimates)
+    depth = depths(needs)
+    count = len(needs)
+    waiting_on = [len(set(n)) for n in needs]
+    dependents = [[] for _ in needs]
+    for task, task_needs in enumerate(needs):
+        for need in set(task_needs):
+            dependents[need].append(task)
+    ready = [task for task in range(count) if waiting_on[task] == 0]
+    left = sum(estimates)
+    running = []  # (end time, task)
+    now, done = 0.0, 0
+    while done < count:
+        while ready and len(running) < jobs:
+            critical = min(ready, key=lambda t: (-paths[t], t))
+            task = critical if 2 * paths[critical] * jobs >= left else min(ready, key=lambda t: (-depth[t], t))
+            ready.remove(task)
+            running.append((now + durations[task], task))
+        running.sort()
+        now, task = running.pop(0)
+        left -= estimates[task]
+        done += 1
+        for dependent in dependents[task]:
+            waiting_on[dependent] -= 1
+            if waiting_on[dependent] == 0:
+                ready.append(dependent)
+    return now
+
+
 def best_found(needs, durations, jobs, seed, tries=2000):
     """The shortest of many list schedules with random priorities (and the critical-path one): an upper
     estimate of the optimum, showing how much of a gap to the lower bound no schedule can close."""
@@ -193,7 +239,6 @@ def main(argv):
             with open(os.path.join(folder, "pipeline.yaml"), "w", encoding="utf-8") as file:
                 file.write(pipeline_yaml(ids, needs, durations, f"makespan-{seed}"))
 
-            by_count = remaining_paths(needs, [1.0] * len(ids))
             by_seconds = remaining_paths(needs, durations)
             critical_path = max(by_seconds)
             total = sum(durations)
@@ -209,8 +254,9 @@ def main(argv):
                 "critical_path": critical_path, "work": total, "bound": bound,
                 "overhead": statistics.mean(measured[task] - seconds for task, seconds in zip(ids, durations)),
                 "no_history": no_history, "with_history": with_history,
-                "sim_count": simulate(needs, durations, args.jobs, lambda t: (-by_count[t], t)),
-                "sim_seconds": simulate(needs, durations, args.jobs, lambda t: (-by_seconds[t], t)),
+                "sim_count": simulate_jobgraph(needs, durations, args.jobs, [1.0] * len(ids)),
+                "sim_seconds": simulate_jobgraph(needs, durations, args.jobs, durations),
+                "sim_critical": simulate(needs, durations, args.jobs, lambda t: (-by_seconds[t], t)),
                 "sim_file": simulate(needs, durations, args.jobs, lambda t: t),
                 "best_found": best_found(needs, durations, args.jobs, seed),
             })
@@ -225,7 +271,7 @@ def main(argv):
     print(f"makespan with --jobs {args.jobs}, seconds (ratio to the lower bound in parentheses); "
           f"sim = simulated with the known durations")
     header = ["dag", "tasks", "edges", "crit path", "work/jobs", "bound", "no history", "history",
-              "file order (sim)", "sim no history", "sim history", "best found (sim)",
+              "file order (sim)", "sim no history", "sim history", "critical path (sim)", "best found (sim)",
               "ms/task over sleep"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
@@ -239,12 +285,14 @@ def main(argv):
             str(row["dag"]), str(row["tasks"]), str(row["edges"]), f"{row['critical_path']:.2f}",
             f"{row['work'] / args.jobs:.2f}", f"{bound:.2f}",
             cell(row["no_history"], bound), cell(row["with_history"], bound), cell(row["sim_file"], bound),
-            cell(row["sim_count"], bound), cell(row["sim_seconds"], bound), cell(row["best_found"], bound),
+            cell(row["sim_count"], bound), cell(row["sim_seconds"], bound), cell(row["sim_critical"], bound),
+            cell(row["best_found"], bound),
             f"{row['overhead'] * 1000:.0f}",
         ]) + " |")
-    ratios = {key: [row[key] / row["bound"] for row in rows] for key in ("no_history", "with_history", "sim_file")}
+    ratios = {key: [row[key] / row["bound"] for row in rows] for key in ("no_history", "with_history", "sim_file", "sim_seconds", "sim_critical")}
     print()
-    for key, label in (("no_history", "no history"), ("with_history", "with history"), ("sim_file", "file order (sim)")):
+    for key, label in (("no_history", "no history"), ("with_history", "with history"), ("sim_file", "file order (sim)"),
+                       ("sim_seconds", "history (sim)"), ("sim_critical", "critical path (sim)")):
         print(f"{label:>17}: mean ratio {statistics.mean(ratios[key]):.3f}, worst {max(ratios[key]):.3f}")
     met = [row["dag"] for row in rows if row["with_history"] / row["bound"] <= TARGET]
     unreachable = [row for row in rows if row["best_found"] / row["bound"] > TARGET]

@@ -12,7 +12,7 @@ public struct Plan: Sendable {
         public var id: TaskID
         public var queue: Int
         public var priority: Priority
-        /// Remaining critical path including the task itself (seconds or task count; only order matters).
+        /// Remaining critical path including the task itself, in seconds or in tasks: one unit for all tasks.
         public var criticalPath: Double
         public var when: RunWhen
         public var allowsFailure: Bool
@@ -116,7 +116,7 @@ public struct Plan: Sendable {
     private let jobs: Int
     private let queueLimits: [Int]
     private let keepGoing: Bool
-    private var rank: [Int32]
+    private var order: ReadyOrder
     private var dependents: [[Int32]]
     private var unfinishedNeeds: [Int32]
     /// Per task: some need failed / some need did not succeed / some need was cancelled.
@@ -124,7 +124,6 @@ public struct Plan: Sendable {
     private var needUnsatisfied: [Bool]
     private var needCancelled: [Bool]
     private var conditionsChecked: [Bool]
-    private var readyByQueue: [RankedHeap]
     private var executingByQueue: [Int]
     private var categoryHeld: [Bool]
     /// Tasks set aside until a category they need is free again.
@@ -181,9 +180,8 @@ public struct Plan: Sendable {
                 serviceNeeders[need] += 1
             }
         }
-        rank = Self.ranks(of: tasks)
         let queueCount = max(queueLimits.count, (tasks.map(\.queue).max() ?? -1) + 1)
-        readyByQueue = Array(repeating: RankedHeap(), count: queueCount)
+        order = ReadyOrder(tasks: tasks, dependents: dependents, jobs: self.jobs, queueCount: queueCount)
         executingByQueue = Array(repeating: 0, count: queueCount)
         let categories = max(categoryCount, (tasks.flatMap(\.categories).max() ?? -1) + 1)
         categoryHeld = Array(repeating: false, count: categories)
@@ -196,22 +194,7 @@ public struct Plan: Sendable {
     /// The runner learns expected durations only once it knows that some task will run.
     public mutating func rank(byCriticalPaths criticalPaths: [Double]) {
         for index in tasks.indices where index < criticalPaths.count { tasks[index].criticalPath = criticalPaths[index] }
-        rank = Self.ranks(of: tasks)
-    }
-
-    /// Contract, scheduling rules: higher priority first, then longer remaining critical path, then file order.
-    private static func ranks(of tasks: [Task]) -> [Int32] {
-        // The two keys apart from the tasks: comparing `tasks[left]` with `tasks[right]` copied both tasks,
-        // their id and lists retained and released, 57 ms for 100,000 tasks (perf, no-op rerun).
-        let priorities = tasks.map(\.priority.rank), criticalPaths = tasks.map(\.criticalPath)
-        let order = tasks.indices.sorted { left, right in
-            if priorities[left] != priorities[right] { return priorities[left] > priorities[right] }
-            if criticalPaths[left] != criticalPaths[right] { return criticalPaths[left] > criticalPaths[right] }
-            return left < right
-        }
-        var rank = [Int32](repeating: 0, count: tasks.count)
-        for (position, index) in order.enumerated() { rank[index] = Int32(position) }
-        return rank
+        order.rank(tasks: tasks, dependents: dependents, jobs: jobs)
     }
 
     /// Marks the tasks found up to date before the run, whose needs are all up to date too: each ends as
@@ -250,18 +233,15 @@ public struct Plan: Sendable {
         var transitions: [Transition] = []
         // The best ready task that does not fit yet, and the ready tasks passed over while it waits.
         var reservation = Reservation()
-        defer { reservation.passed.forEach { readyByQueue[$0.queue].push($0.task, rank: rank[$0.task]) } }
+        defer { reservation.passed.forEach { order.push($0.task, queue: $0.queue) } }
         while executingCount < jobs && !isAloneExecuting {
-            var best: (queue: Int, rank: Int32, task: Int)?
-            for queue in readyByQueue.indices where executingByQueue[queue] < limit(of: queue) {
-                guard let head = readyByQueue[queue].firstRank else { continue }
-                if let current = best, (current.rank, current.task) < (head.rank, head.task) { continue }
-                best = (queue, head.rank, head.task)
-            }
-            guard let best else { break }
+            // Copies for the closure, which may not read `self` while `order` changes.
+            let executing = executingByQueue, limits = queueLimits, jobs = jobs
+            let isOpen = { (queue: Int) in executing[queue] < (queue < limits.count ? limits[queue] : jobs) }
+            guard let best = order.first(inQueues: isOpen) else { break }
             let task = tasks[best.task]
             if let held = task.categories.first(where: { categoryHeld[$0] }) {
-                _ = readyByQueue[best.queue].pop()
+                order.take(best.task, queue: best.queue)
                 blockedByCategory[held].append(best.task)
                 transitions.append(Transition(task: best.task, from: .ready, to: .waiting))
                 states[best.task] = .waiting
@@ -275,11 +255,11 @@ public struct Plan: Sendable {
                 // Nothing may take what the head waits for; once no slot is left beside it, nothing can start.
                 let head = reservation.head ?? best.task
                 guard reservation.passOver(best, head: head, spareSlots: spareSlots(beside: head)) else { break }
-                _ = readyByQueue[best.queue].pop()
+                order.take(best.task, queue: best.queue)
                 continue
             }
             if task.runsAlone { isAloneExecuting = true }
-            _ = readyByQueue[best.queue].pop()
+            order.take(best.task, queue: best.queue)
             states[best.task] = .executing
             hold(best.task)
             executingByQueue[best.queue] += 1
@@ -373,10 +353,10 @@ public struct Plan: Sendable {
             conditionsChecked.append(false)
             serviceReleased.append(false)
             serviceNeeders.append(0)
-            rank.append(rank[group])
             addNeeds(needs, to: tasks.count - 1)
         }
         let added = first..<tasks.count
+        order.add(items: added, of: group)
         for position in resolved.unresolvedItems where position < items.count { unresolvedNeeds.insert(first + position) }
         for (waiter, needs) in resolved.waiterNeeds.sorted(by: { $0.key < $1.key }) { addNeeds(needs, to: waiter) }
         for waiter in resolved.unresolvedWaiters where !states[waiter].isTerminal { unresolvedNeeds.insert(waiter) }
@@ -412,7 +392,7 @@ public struct Plan: Sendable {
 
         /// Sets `best` aside, the head waiting for room; `false` when looking further is useless: no slot
         /// is free beside the head, or the lookahead is spent.
-        mutating func passOver(_ best: (queue: Int, rank: Int32, task: Int), head: Int, spareSlots: Int) -> Bool {
+        mutating func passOver(_ best: (queue: Int, task: Int), head: Int, spareSlots: Int) -> Bool {
             guard spareSlots > 0, passed.count < Self.lookahead else { return false }
             if self.head == nil { self.head = head }
             passed.append((best.queue, best.task))
@@ -451,8 +431,6 @@ public struct Plan: Sendable {
     }
 
     // MARK: - Rules
-
-    private func limit(of queue: Int) -> Int { queue < queueLimits.count ? queueLimits[queue] : jobs }
 
     /// All needs are done: the task becomes ready (or waits for its conditions), or the `when` rules skip
     /// or cancel it.
@@ -500,7 +478,7 @@ public struct Plan: Sendable {
     private mutating func makeReady(_ index: Int, into transitions: inout [Transition]) {
         transitions.append(Transition(task: index, from: states[index], to: .ready))
         states[index] = .ready
-        readyByQueue[tasks[index].queue].push(index, rank: rank[index])
+        order.push(index, queue: tasks[index].queue)
     }
 
     private mutating func finish(_ index: Int, as outcome: Outcome, into transitions: inout [Transition]) {
@@ -508,6 +486,7 @@ public struct Plan: Sendable {
         transitions.append(Transition(task: index, from: states[index], to: state))
         states[index] = state
         terminalCount += 1
+        order.ended(index)
         for need in tasks[index].needs where tasks[need].isService {
             serviceNeeders[need] -= 1
             if serviceNeeders[need] == 0 && states[need] == .executing { requests.stopServices.append(need) }
@@ -547,6 +526,7 @@ public struct Plan: Sendable {
         transitions.append(Transition(task: index, from: states[index], to: state))
         states[index] = state
         terminalCount += 1
+        order.ended(index)
         guard outcome == .failed else { return }
         for dependent in dependents[index].map(Int.init) {
             let waiting = states[dependent] == .ready || states[dependent] == .waiting
@@ -578,12 +558,12 @@ public struct Plan: Sendable {
 
     /// Cancels every ready or category-blocked task that is not `when: failure` or `always`.
     private mutating func cancelWaiting(into transitions: inout [Transition]) {
-        for queue in readyByQueue.indices {
-            for index in readyByQueue[queue].removeAll() {
+        for queue in executingByQueue.indices {
+            for index in order.removeAll(queue: queue) {
                 if tasks[index].when == .success {
                     finish(index, as: .cancelled, into: &transitions)
                 } else {
-                    readyByQueue[queue].push(index, rank: rank[index])
+                    order.push(index, queue: queue)
                 }
             }
         }
@@ -597,9 +577,7 @@ public struct Plan: Sendable {
     }
 
     private mutating func removeFromReady(_ index: Int) {
-        let queue = tasks[index].queue
-        let remaining = readyByQueue[queue].removeAll().filter { $0 != index }
-        for task in remaining { readyByQueue[queue].push(task, rank: rank[task]) }
+        order.remove(index)
         for category in blockedByCategory.indices { blockedByCategory[category].removeAll { $0 == index } }
     }
 

@@ -67,6 +67,31 @@ struct PerItemNeedsTests {
         #expect(directory.read("S3.bam") != nil)
     }
 
+    @Test func aSamplesChainRunsToItsIndexBeforeTheLastSampleIsMapped() async throws {
+        // Without history every `map` has the longest remaining path; ranked by it alone, every `map` went
+        // before any `sort` (docs/pipeline.md, "Order of ready tasks"). With far more work left than the
+        // 2 slots take at once, no path is urgent, and the ready task furthest along its chain goes first.
+        let directory = try ScratchDirectory("jobgraph-item-order")
+        defer { directory.remove() }
+        try directory.write((1...8).map { "S\($0)" }.joined(separator: "\n") + "\n", to: "samples.txt")
+        try directory.write("""
+            version: 1
+            tasks:
+              map: {foreach: {from: samples.txt}, run: "true"}
+              sort: {foreach: {from: samples.txt}, needs: ["map[{{ index }}]"], run: "true"}
+              index: {foreach: {from: samples.txt}, needs: ["sort[{{ index }}]"], run: "true"}
+              call: {needs: [index], run: "true"}
+            """, to: "p.yaml")
+        let running = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "2", "--events", "e.jsonl"], in: directory)
+        let outcome = try await running.finish()
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let order = running.events(in: "e.jsonl").filter { $0["to"] as? String == "executing" }.compactMap { $0["task"] as? String }
+        let firstIndex = try #require(order.firstIndex { $0.hasPrefix("index[") })
+        let lastMap = try #require(order.lastIndex { $0.hasPrefix("map[") })
+        #expect(firstIndex < lastMap, "\(order)")
+        #expect(order.last == "call")
+    }
+
     @Test func theDryRunShowsTheItemsOfAListNoTaskWritesAndTheirOwnNeeds() async throws {
         let directory = try folder(Self.chain)
         defer { directory.remove() }
