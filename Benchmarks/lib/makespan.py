@@ -109,14 +109,20 @@ def remaining_paths(needs, weights):
     return [length(task) for task in range(len(needs))]
 
 
-def simulate(needs, durations, jobs, rank):
-    """List scheduling: whenever a slot is free, the ready task with the smallest `rank` starts."""
-    count = len(needs)
+def waits_and_dependents(needs):
+    """Per task: how many distinct tasks it waits on, and the tasks that wait on it."""
     waiting_on = [len(set(n)) for n in needs]
     dependents = [[] for _ in needs]
     for task, task_needs in enumerate(needs):
         for need in set(task_needs):
             dependents[need].append(task)
+    return waiting_on, dependents
+
+
+def simulate(needs, durations, jobs, rank):
+    """List scheduling: whenever a slot is free, the ready task with the smallest `rank` starts."""
+    count = len(needs)
+    waiting_on, dependents = waits_and_dependents(needs)
     ready = sorted((task for task in range(count) if waiting_on[task] == 0), key=rank)
     running = []  # (end time, task)
     now, done = 0.0, 0
@@ -154,11 +160,7 @@ def simulate_jobgraph(needs, durations, jobs, estimates):
     paths = remaining_paths(needs, estimates)
     depth = depths(needs)
     count = len(needs)
-    waiting_on = [len(set(n)) for n in needs]
-    dependents = [[] for _ in needs]
-    for task, task_needs in enumerate(needs):
-        for need in set(task_needs):
-            dependents[need].append(task)
+    waiting_on, dependents = waits_and_dependents(needs)
     ready = [task for task in range(count) if waiting_on[task] == 0]
     left = sum(estimates)
     running = []  # (end time, task)
