@@ -51,10 +51,11 @@ public func forecast(of graph: TaskGraph, configuration: RunConfiguration, outpu
                 + "; a run would move it aside and start a fresh one, so every task would run")
             store = try StateStore.inMemory(directory: directory, pipelineFile: graph.pipeline.file)
         }
-        let batch = try StoreBatchCheck(store: store, pipelineDirectory: directory) { _ in }
         let cache = outputCache.flatMap { settings in
             graph.nodes.contains(where: \.spec.isCached) ? OutputCache(settings: settings, environment: configuration.environment, run: nil, warn: warn) : nil
         }
+        // Without a cache, the forecast reads only the answers' causes: their fingerprints make no key.
+        let batch = try StoreBatchCheck(store: store, pipelineDirectory: directory, answersOnly: cache == nil) { _ in }
         return RunForecast(graph: graph, configuration: configuration, batch: batch, outputCache: cache)
     } catch {
         throw .forecast(error)

@@ -79,11 +79,18 @@ extension StateStore {
         var definitionDigest: Int? = nil
     }
 
+    /// Why a task runs whatever its files and definition hold: no success on record, or an execution without
+    /// success since; `nil` when they decide.
+    static func causeWithoutFiles(_ stored: StoredFingerprints?) -> UpToDateVerdict.Reason? {
+        guard let stored else { return .neverSucceeded }
+        return stored.succeeded ? nil : .lastRunUnsuccessful
+    }
+
     /// Why `current` does not match the stored success, or `nil` when it does; the first changed input in
     /// path order is named.
     static func difference(from stored: StoredFingerprints?, to current: TaskFingerprints) -> UpToDateVerdict.Reason? {
+        if let cause = causeWithoutFiles(stored) { return cause }
         guard let stored else { return .neverSucceeded }
-        guard stored.succeeded else { return .lastRunUnsuccessful }
         guard stored.fingerprints.definition == current.definition else { return .definitionChanged }
         let before = stored.fingerprints.inputs, after = current.inputs
         var old = 0, new = 0

@@ -76,7 +76,10 @@ public final class UpToDateBatch {
 
     /// Whether the store holds a success of `task` since which it did not execute: without one, `check`
     /// says it runs.
-    public func hasSuccess(of task: TaskID) -> Bool { stored[task.rawValue]?.succeeded == true }
+    public func hasSuccess(of task: TaskID) -> Bool { causeWithoutFiles(of: task) == nil }
+
+    /// Why `check` says `task` runs whatever its files and definition hold (`StateStore.causeWithoutFiles`).
+    public func causeWithoutFiles(of task: TaskID) -> UpToDateVerdict.Reason? { StateStore.causeWithoutFiles(stored[task.rawValue]) }
 
     /// The verdict on `task`, as `StateStore.checkUpToDate` would give it now; what the check examines
     /// goes into `lane`, which no other thread uses meanwhile.
