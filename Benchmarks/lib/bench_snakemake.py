@@ -157,6 +157,25 @@ def first_index_after(folder, start):
     return min(stamps) - start if stamps else float("nan")
 
 
+def jobs_done(folder, count):
+    """How many of the workflow's 3 x count + 2 jobs have their output: the progress of a run that timed out."""
+    def present(*parts):
+        return os.path.exists(os.path.join(folder, *parts))
+    names = [f"S{number:05d}" for number in range(1, count + 1)]
+    done = sum(present("mapped", name + ".bam") + present("sorted", name + ".bam") + present("sorted", name + ".bam.bai")
+               for name in names)
+    return done + present("calls", "all.vcf") + present("summary.txt")
+
+
+class AtLeast(float):
+    """A wall time that a timeout cut short: the run would have taken longer."""
+
+    def __new__(cls, seconds, note):
+        value = super().__new__(cls, seconds)
+        value.note = note
+        return value
+
+
 def commands(tool, args, dry=False):
     if tool == "jobgraph":
         return [args.jobgraph, "run", "p.yaml", "--jobs", str(args.jobs), "--progress", "plain"] + (["--dry-run"] if dry else [])
@@ -190,9 +209,12 @@ def main(argv):
                 folder = copy_for(tool, prepared)
                 result, start, status = timed_run(tool, folder, args)
                 ok = status == "ok"
-                figures[tool] = dict(clean=result.seconds if ok else None, first=first_index_after(folder, start) if ok else None,
+                clean = result.seconds if ok else None
+                if result.timed_out:
+                    clean = AtLeast(args.timeout, f"{jobs_done(folder, count):,} of {3 * count + 2:,} jobs done")
+                figures[tool] = dict(clean=clean, first=first_index_after(folder, start) if ok or result.timed_out else None,
                                      status=status)
-                if count == max(args.samples):
+                if count == max(args.samples) and ok:
                     again, _, again_status = timed_run(tool, folder, args)
                     figures[tool]["noop"] = again.seconds if again_status == "ok" else None
                     figures[tool]["noop_status"] = again_status
@@ -224,6 +246,8 @@ def main(argv):
     print(f"{'figure':<{width}}  {'jobgraph':>10}  {'snakemake':>10}  {'jobgraph / snakemake':>20}")
     for name, ours, theirs in rows:
         ratio = f"{ours / theirs:.3f}x" if ours is not None and theirs else "-"
+        if isinstance(theirs, AtLeast) and ours is not None and not isinstance(ours, AtLeast):
+            ratio = "< " + ratio
         print(f"{name:<{width}}  {shown(ours):>10}  {shown(theirs):>10}  {ratio:>20}")
     for failure in failures:
         print("failed: " + failure, file=sys.stderr)
@@ -232,6 +256,8 @@ def main(argv):
 
 def shown(value):
     """A figure, or `-` for a run that failed."""
+    if isinstance(value, AtLeast):
+        return f"> {float(value):.3f} ({value.note})"
     return "-" if value is None or value != value else f"{value:.3f}"
 
 
