@@ -14,8 +14,15 @@ enum FanOutItems {
         }
         let text = String(decoding: data, as: UTF8.self)
         guard text.drop(while: \.isWhitespace).first == "[" else {
-            return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty }.map(ItemValue.string)
+            // Trimmed without Foundation's `CharacterSet`, which was most of reading a list (perf record,
+            // no-op rerun of Benchmarks/snakemake.sh at 2,000 samples); what is left of a line after the
+            // split has the same whitespace either way.
+            return text.split(whereSeparator: \.isNewline).compactMap { line in
+                guard let first = line.firstIndex(where: { !$0.isWhitespace }), let last = line.lastIndex(where: { !$0.isWhitespace }) else {
+                    return nil
+                }
+                return .string(String(line[first...last]))
+            }
         }
         let array: [Any]
         do {

@@ -139,12 +139,15 @@ extension TaskGraph {
             }
         }
         var listed: [Int: [ForeachItem]] = [:]
+        // A per-sample chain's fan-outs read one list each: it is read once.
+        var read: [String: [ItemValue]] = [:]
         for node in readable.sorted() {
             let task = RunTask(node: nodes[node], graph: self, queue: 0)
             guard case .file(let source)? = task.spec.foreach,
                   let list = try? resolver.fanOutList(for: task),
-                  let items = try? FanOutItems.read(list.path, shownAs: list.shown),
+                  let items = try? read[list.path] ?? FanOutItems.read(list.path, shownAs: list.shown),
                   let position = pipeline.tasks.firstIndex(where: { $0.id == task.id }) else { continue }
+            read[list.path] = items
             listed[position] = items.enumerated().map { ForeachItem($1, index: $0, location: source.location) }
         }
         return listed

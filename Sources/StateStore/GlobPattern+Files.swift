@@ -34,7 +34,7 @@ extension GlobPattern {
                 walk(from: index + 1, in: path, into: &found)
             }
         case .wildcard(let pattern):
-            for entry in DirectoryEntry.entries(of: directory) where Self.matches(entry.name, pattern) {
+            for entry in DirectoryEntry.entries(of: directory) where Self.matches(entry.name[...], pattern) {
                 let path = String(joining: directory, entry.name)
                 if isLast {
                     if Self.isRegularFile(entry, at: path) { found.insert(path) }

@@ -24,7 +24,7 @@ extension GlobPattern {
             return components.first == name && match(segments.dropFirst(), components.dropFirst())
         case .wildcard(let pattern):
             guard let component = components.first else { return false }
-            return matches(component, pattern) && match(segments.dropFirst(), components.dropFirst())
+            return matches(component[...], pattern) && match(segments.dropFirst(), components.dropFirst())
         case .anyDepth:
             if match(segments.dropFirst(), components) { return true }
             guard let component = components.first, !component.hasPrefix(".") else { return false }
