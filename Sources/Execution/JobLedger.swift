@@ -17,12 +17,21 @@ public protocol JobLedger: Sendable {
     func release(_ tokens: [String]) throws
 }
 
-/// One job a run submitted: a task's attempt, or the run's allocation.
+/// One job a run submitted: a task's attempt, the run's allocation, or a worker step in it.
 public struct SubmittedJob: Sendable, Equatable {
+    /// What the job is; the raw values are `slurm_jobs.kind`'s.
+    public enum Kind: String, Sendable {
+        case allocation
+        /// A long-lived step in the allocation that runs tasks (`1234.0`).
+        case workerStep = "worker-step"
+        case batchJob = "batch-job"
+    }
+
     /// The run's token: its jobs are named `jobgraph-TOKEN`, its attempt files carry it.
     public var runToken: String
-    /// The scheduler's id: `1234`, an array item's `1234_7`.
+    /// The scheduler's id: `1234`, an array item's `1234_7`, a step's `1234.0`.
     public var job: String
+    public var kind: Kind
     /// The task whose attempt the job runs; `nil` for the run's allocation.
     public var task: TaskID?
     public var attempt: Int?
@@ -33,11 +42,16 @@ public struct SubmittedJob: Sendable, Equatable {
     public var schedulerState: String?
     public var exitCode: Int32?
     public var outcome: TaskState?
+    /// What the job runs, as a digest: a batch job's task definition (its commands), the allocation's request.
+    /// A later run takes the job over only when its own digest is the same; `nil` when not recorded.
+    public var definition: String?
 
-    public init(runToken: String, job: String, task: TaskID? = nil, attempt: Int? = nil, statusFile: String? = nil,
-                schedulerState: String? = nil, exitCode: Int32? = nil, outcome: TaskState? = nil) {
+    /// - Parameter kind: by default a batch job when `task` is set, else the allocation.
+    public init(runToken: String, job: String, kind: Kind? = nil, task: TaskID? = nil, attempt: Int? = nil, statusFile: String? = nil,
+                schedulerState: String? = nil, exitCode: Int32? = nil, outcome: TaskState? = nil, definition: String? = nil) {
         (self.runToken, self.job, self.task, self.attempt, self.statusFile) = (runToken, job, task, attempt, statusFile)
-        (self.schedulerState, self.exitCode, self.outcome) = (schedulerState, exitCode, outcome)
+        self.kind = kind ?? (task != nil ? .batchJob : job.contains(".") ? .workerStep : .allocation)
+        (self.schedulerState, self.exitCode, self.outcome, self.definition) = (schedulerState, exitCode, outcome, definition)
     }
 }
 

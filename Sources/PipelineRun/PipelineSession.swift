@@ -78,7 +78,7 @@ public final class PipelineSession {
     /// The executor a run of `graph` goes to: this machine's, or with `slurmMode` Slurm's once the cluster
     /// is found able to take the run.
     /// - Parameter reattaches: on Slurm, take over what a killed run left there (false: cancel it first,
-    ///   `--no-reattach`); a nested run leaves that to the run it is nested in.
+    ///   `--no-reattach`); a nested run writes its jobs down as any run does, and leaves that to the run it is nested in.
     /// - Throws: `PipelineRunError.slurm` with every reason the cluster cannot; nothing ran.
     public func executor(for graph: TaskGraph, slurmMode: SlurmMode?, configuration: RunConfiguration,
                          failures: WriteFailures, reattaches: Bool = true) throws(PipelineRunError) -> any TaskExecutor {
@@ -89,7 +89,8 @@ public final class PipelineSession {
         guard let slurmMode else { return local }
         do throws(SlurmSetupError) {
             return try SlurmExecutor.connect(graph: graph, mode: slurmMode, configuration: configuration, local: local,
-                                             ledger: lock.isNested ? nil : store.jobLedger(pipelineFile: pipelineFile), reattaches: reattaches)
+                                             ledger: store.jobLedger(pipelineFile: pipelineFile), reattaches: reattaches,
+                                             isNested: lock.isNested)
         } catch {
             throw .slurm(error.problems)
         }

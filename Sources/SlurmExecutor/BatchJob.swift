@@ -33,6 +33,8 @@ final class BatchJob: TaskExecution, Sendable {
     /// The token of the run that submitted the job (a killed run's, for a job taken over), and where its end
     /// is written down (`JobLedger`).
     let runToken: String
+    /// A digest of what the job runs (`SlurmExecutor.definition`), written down with it.
+    let definition: String?
     private let ledger: (any JobLedger)?
     private let reporter: TaskReporter
     private unowned let queue: BatchJobQueue
@@ -40,9 +42,9 @@ final class BatchJob: TaskExecution, Sendable {
 
     /// A new attempt's job, not submitted yet: its script written, its log prepared.
     convenience init(work: TaskWork, commands: [String], concurrently: Bool, spec: SlurmSpec, statusFile: String, arrayKey: String?,
-                     runToken: String, ledger: (any JobLedger)?, reporter: TaskReporter, queue: BatchJobQueue) throws {
+                     runToken: String, definition: String, ledger: (any JobLedger)?, reporter: TaskReporter, queue: BatchJobQueue) throws {
         self.init(work: work, commands: commands, spec: spec, statusFile: statusFile, arrayKey: arrayKey, slurmID: nil, runToken: runToken,
-                  ledger: ledger, reporter: reporter, queue: queue)
+                  definition: definition, ledger: ledger, reporter: reporter, queue: queue)
         let offset = try Self.prepareLog(work)
         state.withLock { $0.offset = offset }
         let program = TaskScript.program(concurrently: concurrently)
@@ -59,8 +61,9 @@ final class BatchJob: TaskExecution, Sendable {
     /// - Parameter slurmID: set for a job a killed run submitted, taken over as it is (docs/pipeline.md,
     ///   "Reattach"): its files are the killed run's, named by its token, and its log is forwarded from the start.
     init(work: TaskWork, commands: [String], spec: SlurmSpec, statusFile: String, arrayKey: String? = nil, slurmID: String?,
-         runToken: String, ledger: (any JobLedger)?, reporter: TaskReporter, queue: BatchJobQueue) {
+         runToken: String, definition: String? = nil, ledger: (any JobLedger)?, reporter: TaskReporter, queue: BatchJobQueue) {
         self.work = work
+        self.definition = definition
         self.commands = commands
         self.spec = spec
         self.statusFile = statusFile

@@ -77,11 +77,12 @@ final class BatchJobQueue: Sendable {
         self.pollInterval = max(pollInterval, Self.shortestInterval)
     }
 
+    /// - Parameter definition: what the job runs, as a digest, written down with it (`SlurmExecutor.definition`).
     func submit(work: TaskWork, commands: [String], concurrently: Bool, spec: SlurmSpec, statusFile: String, arrayKey: String?,
-                reporter: TaskReporter) -> any TaskExecution {
+                definition: String, reporter: TaskReporter) -> any TaskExecution {
         enqueue(reporter: reporter) { [self] reporter in
             try BatchJob(work: work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile,
-                         arrayKey: arrayKey, runToken: runToken, ledger: ledger, reporter: reporter, queue: self)
+                         arrayKey: arrayKey, runToken: runToken, definition: definition, ledger: ledger, reporter: reporter, queue: self)
         } place: { [clock] job, state in
             state.waiting.append(job)
             if let key = job.arrayKey {
@@ -132,6 +133,14 @@ final class BatchJobQueue: Sendable {
         // The items of a fan-out that start together gather into one array (see `arrayHold`).
         schedulePass(after: job.arrayKey == nil ? 0 : Self.arrayQuietPeriod)
         return job
+    }
+
+    /// Cancels jobs that are not the run's own (a killed run's job that no task takes over) with the next pass's `scancel`.
+    func cancel(ids: [String]) {
+        state.withLock { state in
+            for id in ids where !state.cancelled.contains(id) { state.cancelRequests.insert(id) }
+        }
+        schedulePass(after: 0)
     }
 
     /// Polls follow the jobs named `names` (killed runs' jobs taken over) with the run's own.
@@ -360,7 +369,7 @@ final class BatchJobQueue: Sendable {
         // Written down before the next submission: a run that dies now leaves its jobs to the next (`SlurmExecutor.takeOver`).
         let records = group.enumerated().map { index, job in
             SubmittedJob(runToken: runToken, job: group.count == 1 ? id : "\(id)_\(index)", task: job.work.id, attempt: job.work.attempt,
-                         statusFile: job.statusFile)
+                         statusFile: job.statusFile, definition: job.definition)
         }
         do { try ledger?.submitted(records) } catch { recordingFailed("cannot record Slurm job \(id) in .jobgraph/state.db: \(error)") }
         state.withLock { state in

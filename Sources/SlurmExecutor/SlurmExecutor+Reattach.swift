@@ -7,9 +7,10 @@ import PipelineModel
 ///
 /// In jobs mode the new run takes them over: a job still pending or running is followed as one of its own
 /// when its task starts (`BatchJobQueue.adopt`), and one that ended while no jobgraph watched ends the
-/// task's attempt with the outcome its status file holds; only what is left is submitted. Allocation mode
-/// cannot take over worker steps, which read their tasks from the killed jobgraph's pipes and carried
-/// their output back through them: it cancels the killed run's allocation, and its unfinished tasks run
+/// task's attempt with the outcome its status file holds; only what is left is submitted, and a task edited
+/// since (its `definition` differs) runs anew. Allocation mode cannot take over worker steps, which read
+/// their tasks from the killed jobgraph's pipes and carried their output back through them: it ends them
+/// and reuses the killed run's allocation while it runs (`reuseAllocation`), and the unfinished tasks run
 /// again. With `--no-reattach`, and for `jobgraph cancel`, everything of the killed runs is cancelled.
 extension SlurmExecutor {
     /// Writes the run down, then takes over or cancels what killed runs left in Slurm.
@@ -19,7 +20,8 @@ extension SlurmExecutor {
         let dead: [LedgerRun]
         do {
             try ledger.begin(token: runToken)
-            dead = try ledger.unreleasedRuns(except: runToken)
+            // The run a nested run is nested in is alive, and has dealt with the killed runs already.
+            dead = try isNested ? [] : ledger.unreleasedRuns(except: runToken)
         } catch {
             return ["warning: slurm: cannot read or write the run's jobs in .jobgraph/state.db (\(error)); "
                     + "if jobgraph is killed, the next run will not find them"]
@@ -27,10 +29,11 @@ extension SlurmExecutor {
         guard !dead.isEmpty else { return [] }
         let died = Self.died(dead)
         let queued = Self.queuedJobs(of: dead, cluster: cluster)
+        if reattaches, mode == .allocation, let queued {
+            return [reuseAllocation(of: dead, queued: queued, died: died, ledger: ledger)]
+        }
         guard reattaches, mode == .jobs, let batch, let queued else {
-            let why = !reattaches ? "" : mode == .allocation
-                ? "; allocation mode cannot take over its worker steps, so its unfinished tasks run again" : ""
-            return [Self.cancel(dead, queued: queued, cluster: cluster, ledger: ledger, saying: { "slurm: \(died); \($0)\(why)" })]
+            return [Self.cancel(dead, queued: queued, cluster: cluster, ledger: ledger, saying: { "slurm: \(died); \($0)" })]
         }
         // The last job of each task decides: an earlier attempt's job was followed to its end, or superseded.
         var latest: [TaskID: SubmittedJob] = [:]
@@ -48,7 +51,10 @@ extension SlurmExecutor {
         // What no task will take over (an allocation, a superseded attempt) is cancelled now.
         let stray = queued.liveJobs.filter { !adopted.contains($0) }
         if !stray.isEmpty { _ = try? cluster.scancel.run(stray) }  // a job that ended meanwhile needs none
-        adoptions.withLock { adoptions in for job in live + ended { adoptions[job.task!] = job } }
+        adoptions.withLock { adoptions in
+            for job in live { adoptions[job.task!] = (job, true) }
+            for job in ended { adoptions[job.task!] = (job, false) }
+        }
         adoptedRuns.withLock { $0 = dead.map(\.token) }
         batch.follow(names: dead.map { "jobgraph-" + $0.token })
         var line = "slurm: \(died); "
@@ -62,11 +68,117 @@ extension SlurmExecutor {
         return [line]
     }
 
+    /// Allocation mode: reuses the killed runs' allocation when it still runs and is the one this run asks for
+    /// (`allocationDefinition`). Their worker steps, and only those, are ended first (`scancel JOB.STEP`, by
+    /// the ids they wrote down), so the tasks that were running in them run again; then `prepare()` starts
+    /// this run's own steps in it. Otherwise, everything they left is cancelled and the run gets its own.
+    /// - Returns: the line for the user.
+    private func reuseAllocation(of dead: [LedgerRun], queued: QueuedJobs, died: String, ledger: any JobLedger) -> String {
+        let records = dead.flatMap(\.jobs)
+        let cancelAll = { (why: String) in
+            Self.cancel(dead, queued: queued, cluster: self.cluster, ledger: ledger) { "slurm: \(died); \($0)\(why)" }
+        }
+        // The latest run's, if several killed runs reused one another's.
+        guard let record = records.last(where: { $0.kind == .allocation && queued.state(of: $0.job) == "RUNNING" }) else {
+            return cancelAll("; its unfinished tasks run again")
+        }
+        let job = record.job
+        guard record.definition == allocationDefinition else {
+            return cancelAll(record.definition == nil
+                ? "; its allocation was asked for by an older jobgraph, so its unfinished tasks run again in a new one"
+                : "; it asked for another allocation (--jobs or the top-level slurm settings differ), so its unfinished tasks run again in a new one")
+        }
+        guard let steps = Self.liveSteps(of: job, cluster: cluster), let size = Self.size(of: job, cluster: cluster) else {
+            return cancelAll("; squeue did not describe its allocation \(job), so its unfinished tasks run again in a new one")
+        }
+        let written = Set(records.filter { $0.kind == .workerStep }.map(\.job))
+        let unknown = steps.filter { !written.contains($0) }
+        guard unknown.isEmpty else {
+            return cancelAll("; its allocation \(job) runs steps it did not write down (\(unknown.joined(separator: " "))), "
+                             + "so its unfinished tasks run again in a new one")
+        }
+        if !steps.isEmpty {
+            let output = try? cluster.scancel.run(steps)  // a step that ended meanwhile needs none; the wait below tells
+            guard output != nil, Self.stepsEnd(steps, of: job, cluster: cluster) else {
+                return cancelAll("; its worker steps \(steps.joined(separator: " ")) did not end, so its unfinished tasks run again in a new one")
+            }
+        }
+        // Everything else of theirs (a batch job of a jobs-mode run) goes.
+        let stray = queued.liveJobs.filter { $0 != job }
+        if !stray.isEmpty { _ = try? cluster.scancel.run(stray) }  // one that ended meanwhile needs no cancel
+        allocation.withLock { $0 = job }
+        // Released with this run's own at its end, so that a run killed before then leaves the next one
+        // the allocation under its name too (`queuedJobs` asks for every unreleased run's name).
+        adoptedRuns.withLock { $0 = dead.map(\.token) }
+        var line = "slurm: \(died); reusing its allocation \(job) (\(size))"
+        if !steps.isEmpty {
+            line += "; ended its \(Self.count(steps.count, "worker step")) (\(steps.joined(separator: " ")))"
+            let running = interruptedTasks(of: dead)
+            if !running.isEmpty {
+                line += ", so \(Self.list(running.map { "'\($0.rawValue)'" })), which \(running.count == 1 ? "was" : "were") running in them, run again"
+            }
+        }
+        if !stray.isEmpty { line += "; cancelled \(stray.joined(separator: " "))" }
+        return line
+    }
+
+    /// The tasks whose commands had begun in the killed runs' worker steps and not ended: their status
+    /// files (`TASK.ATTEMPT.RUN.status`) hold the step's id, and no end.
+    private func interruptedTasks(of dead: [LedgerRun]) -> [TaskID] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: workDirectory)) ?? []  // none: nothing to name
+        var byFileName: [String: TaskID] = [:]
+        for node in graph.nodes { byFileName[Self.fileName(node.id)] = node.id }
+        var tasks: Set<TaskID> = []
+        for token in dead.map(\.token) {
+            for file in files where file.hasSuffix(".\(token).status") && !Self.recordsAnEnd("\(workDirectory)/\(file)") {
+                // `NAME.ATTEMPT.TOKEN.status`: the name may hold dots itself.
+                let name = file.split(separator: ".").dropLast(3).joined(separator: ".")
+                if let task = byFileName[name] { tasks.insert(task) }
+            }
+        }
+        return tasks.sorted { $0.rawValue < $1.rawValue }
+    }
+
+    /// The job steps of allocation `job` that run tasks (`1234.0`; not Slurm's own `extern` or `batch`),
+    /// in one `squeue`; `nil` when it did not answer.
+    static func liveSteps(of job: String, cluster: SlurmCluster) -> [String]? {
+        guard let output = try? cluster.squeue.run(["--noheader", "--steps", "--jobs=\(job)", "--format=%i"]),
+              output.succeeded else { return nil }  // the caller says so
+        return output.standardOutput.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.hasPrefix(job + ".") && $0.dropFirst(job.count + 1).allSatisfy(\.isNumber) }
+            .sorted { $0.compare($1, options: .numeric) == .orderedAscending }
+    }
+
+    /// Waits until none of `steps` is listed any more, for at most 30 s (Slurm's KillWait is 30 s by default).
+    /// - Returns: whether they all ended.
+    static func stepsEnd(_ steps: [String], of job: String, cluster: SlurmCluster) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let live = liveSteps(of: job, cluster: cluster), Set(live).isDisjoint(with: steps) { return true }
+            usleep(100_000)
+        }
+        return false
+    }
+
+    /// "1 node, 41 min left", from one `squeue`; `nil` when it did not answer.
+    static func size(of job: String, cluster: SlurmCluster) -> String? {
+        guard let output = try? cluster.squeue.run(["--noheader", "--jobs=\(job)", "--format=%D|%L"]), output.succeeded else { return nil }  // the caller says so
+        let fields = output.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
+        guard fields.count == 2, let nodes = Int(fields[0]) else { return nil }
+        let left = SlurmSpec.seconds(fromSlurmTime: fields[1]).map { "\(Int($0 / 60)) min left" } ?? "no time limit"
+        return "\(count(nodes, "node")), \(left)"
+    }
+
+    /// "'a'", "'a' and 'b'", "'a', 'b' and 'c'".
+    static func list(_ items: [String]) -> String {
+        items.count < 2 ? items.joined() : items.dropLast().joined(separator: ", ") + " and " + items.last!
+    }
+
     /// At the run's end: a killed run's job whose task never started here (deselected, or up to date) is cancelled.
     func cancelUnclaimedAdoptions() {
         let left = adoptions.withLock { adoptions in
             defer { adoptions = [:] }
-            return adoptions.values.map(\.job)
+            return adoptions.values.filter(\.isLive).map(\.job.job)
         }
         if !left.isEmpty { _ = try? cluster.scancel.run(left) }  // one that ended needs no cancel
     }
@@ -153,8 +265,9 @@ extension SlurmExecutor {
     func finishStep(_ result: TaskResult, reporter: TaskReporter) {
         guard case .failed(let code, let reason, nil) = result, let job = allocation.withLock({ $0 }), !cancelled.withLock({ $0 }),
               !interrupted.withLock({ $0 }) else { return reporter.finished(result) }
-        DispatchQueue.global().async { [cluster] in
+        DispatchQueue.global().async { [self] in
             guard let state = Self.endedState(ofAllocation: job, cluster: cluster) else { return reporter.finished(result) }
+            self.allocationEnd.withLock { $0 = state }
             reporter.executorState(state)
             reporter.finished(BatchJob.naming(state, in: .failed(exitCode: code, reason: reason, cause: BatchJobQueue.cause(ofState: state))))
         }

@@ -23,12 +23,12 @@ import TaskGraph
 /// `cancel()` stops the batch jobs after Ctrl-C or SIGTERM, and `finish()` releases what is left.
 public final class SlurmExecutor: TaskExecutor {
     let cluster: SlurmCluster
-    private let graph: TaskGraph
+    let graph: TaskGraph
     let mode: SlurmMode
     private let jobs: Int
     private let local: any TaskExecutor
     /// `.jobgraph/slurm`: status files and batch scripts.
-    private let workDirectory: String
+    let workDirectory: String
     /// The tasks whose work goes to the cluster, by id, with their Slurm settings: looked up once per start.
     private let clusterTasks: [String: (task: TaskSpec, slurm: SlurmSpec)]
     let allocation = Locked<String?>(nil)
@@ -40,6 +40,9 @@ public final class SlurmExecutor: TaskExecutor {
     private let workers = Locked<[StepWorker]>([])
     /// Ctrl-C or SIGTERM came: the summary says the allocation was cancelled, not released.
     let interrupted = Locked(false)
+    /// How Slurm ended the allocation during the run (`TIMEOUT`), once an attempt found it ended: there is
+    /// nothing left to release then.
+    let allocationEnd = Locked<String?>(nil)
     private let plan: SlurmPlanDescription
     /// Names this run's attempt files (`TASK.ATTEMPT.RUN.status`), so that a job of an earlier run still
     /// running (jobgraph was killed) never writes into this run's: its outcome cannot become this run's verdict.
@@ -54,8 +57,12 @@ public final class SlurmExecutor: TaskExecutor {
     let ledger: (any JobLedger)?
     /// Takes over a killed run's jobs (`true`), or cancels them (`--no-reattach`) before it starts.
     let reattaches: Bool
-    /// Jobs of killed runs this run takes over, by task, until the task starts (`takeOver`).
-    let adoptions = Locked<[TaskID: SubmittedJob]>([:])
+    /// A nested run (docs/cli.md, "Nested runs") writes its jobs down like any run, but leaves the killed
+    /// runs' jobs to the run it is nested in, whose own jobs are not a killed run's.
+    let isNested: Bool
+    /// Jobs of killed runs this run takes over, by task, until the task starts (`takeOver`); `isLive`: Slurm
+    /// still ran it (or had it pending) then.
+    let adoptions = Locked<[TaskID: (job: SubmittedJob, isLive: Bool)]>([:])
     /// The killed runs whose jobs this run took over: released with its own once it ends.
     let adoptedRuns = Locked<[String]>([])
 
@@ -78,26 +85,29 @@ public final class SlurmExecutor: TaskExecutor {
     ///   - local: runs what stays on this machine, and in allocation mode the local `srun` of each step.
     ///   - ledger: where the run writes down its jobs, and finds those of a killed run (`nil`: nowhere).
     ///   - reattaches: take over a killed run's jobs, or (false, `--no-reattach`) cancel them first.
+    ///   - isNested: the run is nested in another run of the pipeline: it finds no killed run's jobs.
     /// - Throws: every reason the cluster cannot take the run, before anything runs.
     public static func connect(graph: TaskGraph, mode: SlurmMode, configuration: RunConfiguration,
                                local: any TaskExecutor, ledger: (any JobLedger)? = nil,
-                               reattaches: Bool = true) throws(SlurmSetupError) -> SlurmExecutor {
+                               reattaches: Bool = true, isNested: Bool = false) throws(SlurmSetupError) -> SlurmExecutor {
         let cluster = try SlurmCluster.connect(environment: configuration.environment)
         let problems = cluster.problems(in: graph, mode: mode, jobs: configuration.jobs)
         if !problems.isEmpty { throw SlurmSetupError(problems) }
         return SlurmExecutor(cluster: cluster, graph: graph, mode: mode, jobs: configuration.jobs, local: local,
                              stateDirectory: configuration.stateDirectory, environment: configuration.environment,
-                             ledger: ledger, reattaches: reattaches)
+                             ledger: ledger, reattaches: reattaches, isNested: isNested)
     }
 
     /// - Parameters:
     ///   - local: runs what stays on this machine, and in allocation mode the local `srun` of each step.
     ///   - stateDirectory: the run's `.jobgraph` folder (on a file system the nodes share).
     public init(cluster: SlurmCluster, graph: TaskGraph, mode: SlurmMode, jobs: Int, local: any TaskExecutor,
-                stateDirectory: String, environment: [String: String], ledger: (any JobLedger)? = nil, reattaches: Bool = true) {
+                stateDirectory: String, environment: [String: String], ledger: (any JobLedger)? = nil, reattaches: Bool = true,
+                isNested: Bool = false) {
         self.cluster = cluster
         self.ledger = ledger
         self.reattaches = reattaches
+        self.isNested = isNested
         self.graph = graph
         self.mode = mode
         self.jobs = jobs
@@ -132,38 +142,10 @@ public final class SlurmExecutor: TaskExecutor {
         guard mode == .allocation else {
             return takenOver + ["slurm: one batch job per task, at most \(batch?.queueSize ?? 100) queued at once"]
         }
-        let top = graph.pipeline.slurm ?? SlurmSpec()
         let cpus = graph.pipeline.slurmCPUsPerSlot
-        var time = graph.slurmAllocationTime
-        if let maximum = (top.partition ?? cluster.defaultPartition).flatMap({ cluster.partitions[$0]?.timeLimit }) {
-            time = min(time, maximum)
-        }
-        // The job name is the run's own: `squeue` and `sacct` find the run's jobs by it.
-        let arguments = ["--no-shell", "--job-name=\(jobName)"] + top.allocationArguments(jobs: jobs, cpusPerTask: cpus, time: time)
-        let request = AllocationRequest(cluster: cluster, arguments: arguments, messageFile: "\(workDirectory)/salloc.\(runToken).out")
-        let outcome: AllocationRequest.Outcome
-        do {
-            let proceed = allocationRequest.withLock { slot -> Bool in
-                guard !interrupted.withLock({ $0 }) else { return false }
-                slot = request
-                return true
-            }
-            outcome = proceed ? try request.run { [waiting] text in waiting.withLock { $0 }?(text) } : .cancelled
-        } catch {
-            throw SlurmSetupError(["cannot run salloc: \(error)"])
-        }
-        allocationRequest.withLock { $0 = nil }
-        waiting.withLock { $0 }?(nil)
-        let job: String
-        switch outcome {
-        case .granted(let granted): job = granted
-        case .refused(let message):
-            throw SlurmSetupError(["Slurm refused the run's allocation (salloc \(arguments.joined(separator: " "))): \(message)"])
-        case .cancelled:
-            throw SlurmSetupError(["the run was stopped while its Slurm allocation was pending; the request is cancelled"])
-        }
-        allocation.withLock { $0 = job }
-        do { try ledger?.submitted([SubmittedJob(runToken: runToken, job: job)]) } catch {
+        // A killed run's allocation that is still running, and is what this run would ask for, is reused (`takeOver`).
+        let job = try allocation.withLock({ $0 }) ?? requestAllocation()
+        do { try ledger?.submitted([SubmittedJob(runToken: runToken, job: job, kind: .allocation, definition: allocationDefinition)]) } catch {
             notes.withLock { $0.append("warning: cannot record Slurm allocation \(job) in .jobgraph/state.db: \(error)") }
         }
         guard graph.pipeline.slurmRunsInWorkerSteps else {
@@ -180,7 +162,63 @@ public final class SlurmExecutor: TaskExecutor {
             }
         }
         workers.withLock { $0 = started }
+        // Each step's id is written down before a task runs in any of them: a run killed later leaves the
+        // next one the steps to end before it reuses the allocation. The steps come up together, so this
+        // costs the run's start the slowest step's launch, not one launch per step.
+        let steps = started.compactMap { $0.waitForStep(seconds: 60) }
+        do {
+            try ledger?.submitted(steps.map { SubmittedJob(runToken: runToken, job: $0, kind: .workerStep) })
+        } catch {
+            notes.withLock { $0.append("warning: cannot record the worker steps of Slurm allocation \(job) in .jobgraph/state.db: \(error)") }
+        }
         return takenOver + ["slurm: allocation \(job) (\(jobs) × \(cpus) CPUs); \(started.count) worker steps in it run the tasks"]
+    }
+
+    /// What the run's allocation asks for: `salloc`'s arguments but `--no-shell` and the job name.
+    private var requestedAllocation: [String] {
+        let top = graph.pipeline.slurm ?? SlurmSpec()
+        var time = graph.slurmAllocationTime
+        if let maximum = (top.partition ?? cluster.defaultPartition).flatMap({ cluster.partitions[$0]?.timeLimit }) {
+            time = min(time, maximum)
+        }
+        return top.allocationArguments(jobs: jobs, cpusPerTask: graph.pipeline.slurmCPUsPerSlot, time: time)
+    }
+
+    /// A digest of the allocation the run asks for but its time: a killed run's allocation with the same
+    /// is reused (docs/pipeline.md, "Reattach").
+    var allocationDefinition: String {
+        SHA256.hex(of: requestedAllocation.filter { !$0.hasPrefix("--time=") }.joined(separator: "\n").utf8)
+    }
+
+    /// Asks Slurm for the run's allocation and waits until it is granted.
+    /// - Returns: its job id.
+    /// - Throws: `SlurmSetupError` when Slurm refuses it, or the run is stopped while it pends.
+    private func requestAllocation() throws -> String {
+        // The job name is the run's own: `squeue` and `sacct` find the run's jobs by it.
+        let arguments = ["--no-shell", "--job-name=\(jobName)"] + requestedAllocation
+        let request = AllocationRequest(cluster: cluster, arguments: arguments, messageFile: "\(workDirectory)/salloc.\(runToken).out")
+        let outcome: AllocationRequest.Outcome
+        do {
+            let proceed = allocationRequest.withLock { slot -> Bool in
+                guard !interrupted.withLock({ $0 }) else { return false }
+                slot = request
+                return true
+            }
+            outcome = proceed ? try request.run { [waiting] text in waiting.withLock { $0 }?(text) } : .cancelled
+        } catch {
+            throw SlurmSetupError(["cannot run salloc: \(error)"])
+        }
+        allocationRequest.withLock { $0 = nil }
+        waiting.withLock { $0 }?(nil)
+        switch outcome {
+        case .granted(let job):
+            allocation.withLock { $0 = job }
+            return job
+        case .refused(let message):
+            throw SlurmSetupError(["Slurm refused the run's allocation (salloc \(arguments.joined(separator: " "))): \(message)"])
+        case .cancelled:
+            throw SlurmSetupError(["the run was stopped while its Slurm allocation was pending; the request is cancelled"])
+        }
     }
 
     /// `salloc: Granted job allocation 1234` → `1234`.
@@ -204,14 +242,32 @@ public final class SlurmExecutor: TaskExecutor {
         work.environment[TaskWork.cpusVariable] = String(spec.cpus ?? work.cpus)
         work.sharedEnvironment = nil
         let statusFile = "\(workDirectory)/\(Self.fileName(work.id)).\(work.attempt).\(runToken).status"
-        if let batch, let adopted = adoptions.withLock({ $0.removeValue(forKey: work.id) }), let adoptedStatus = adopted.statusFile {
-            return batch.adopt(adopted, statusFile: adoptedStatus, work: work, commands: commands, spec: spec, reporter: reporter)
-        }
         if let batch {
+            let definition = Self.definition(of: work, commands: commands, concurrently: concurrently, spec: spec)
+            if case let (adopted, isLive)? = adoptions.withLock({ $0.removeValue(forKey: work.id) }), let adoptedStatus = adopted.statusFile {
+                // A job of a killed run whose task has been edited since runs the old commands: the task runs anew.
+                // (A job written down by an older jobgraph has no digest, and is taken over as it is.)
+                if adopted.definition == nil || adopted.definition == definition {
+                    return batch.adopt(adopted, statusFile: adoptedStatus, work: work, commands: commands, spec: spec, reporter: reporter)
+                }
+                if isLive { batch.cancel(ids: [adopted.job]) }
+                notes.withLock {
+                    $0.append("slurm: task '\(work.id.rawValue)' was edited after the killed run submitted job \(adopted.job) for it: "
+                              + (isLive ? "cancelled the job, and ran the task anew" : "ran the task anew rather than count how that job ended"))
+                }
+            }
             return batch.submit(work: work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile,
-                                arrayKey: Self.arrayKey(task, work: work), reporter: reporter)
+                                arrayKey: Self.arrayKey(task, work: work), definition: definition, reporter: reporter)
         }
         return try startStep(work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile, reporter: reporter)
+    }
+
+    /// What an attempt's batch job runs, as a digest: its commands, their folder and its Slurm request. A
+    /// killed run's job is taken over only by an attempt with the same (docs/pipeline.md, "Reattach").
+    static func definition(of work: TaskWork, commands: [String], concurrently: Bool, spec: SlurmSpec) -> String {
+        let request = spec.taskArguments(mode: .jobs, niceness: work.niceness, timeout: work.timeout)
+        let parts = [concurrently ? "parallel" : "run", work.workingDirectory] + request + ["--"] + commands
+        return SHA256.hex(of: parts.joined(separator: "\u{0}").utf8)
     }
 
     /// A job step in the allocation, run by a local `srun`.
@@ -323,6 +379,10 @@ public final class SlurmExecutor: TaskExecutor {
         if let batch {
             batch.cancelEverything { [notes] note in notes.withLock { $0.append(note) } }
         } else if let job = allocation.withLock({ $0 }) {
+            if let end = allocationEnd.withLock({ $0 }) {
+                notes.withLock { $0.append("slurm: allocation \(job) had ended (\(end)); nothing to release") }
+                return
+            }
             let output = try? cluster.scancel.run([job])  // a failure is reported below
             let note = output?.succeeded == true
                 ? "slurm: \(verb) allocation \(job)\(verb == "cancelled" ? " with all its steps" : "") (one scancel)"

@@ -25,6 +25,8 @@ final class StepWorker: Sendable {
         var isBusy = false
         var isAlive = true
         var nextKey = 0
+        /// Its Slurm step (`1234.0`), once the step said it.
+        var step: String?
     }
 
     private let marker: String
@@ -38,6 +40,8 @@ final class StepWorker: Sendable {
     private let state = Locked(State())
     private let ended = DispatchSemaphore(value: 0)
     private let handle = Locked<(any TaskExecution)?>(nil)
+    /// Signalled once the step has said its id, or the worker ended without.
+    private let named = DispatchSemaphore(value: 0)
 
     /// Starts the worker's `srun`; its step comes up while the run begins (requests wait in the FIFO).
     /// - Throws: when the FIFO or the local process cannot be made.
@@ -102,6 +106,13 @@ final class StepWorker: Sendable {
         }
     }
 
+    /// Waits up to `seconds` for the worker's step to say its id (`1234.0`), which it does before it runs a task.
+    /// - Returns: the step's id; `nil` when the worker ended first, or the step did not come up in time.
+    func waitForStep(seconds: Double) -> String? {
+        if named.wait(timeout: .now() + seconds) == .success { named.signal() }  // later callers see it too
+        return state.withLock(\.step)
+    }
+
     /// Waits up to `seconds` for the worker's `srun` to end; stops it if it does not.
     func waitForEnd(seconds: Double) {
         if ended.wait(timeout: .now() + seconds) == .timedOut {
@@ -128,6 +139,12 @@ final class StepWorker: Sendable {
         }
         if range.lowerBound != line.startIndex { current?.printed(String(line[..<range.lowerBound])) }
         let fields = line[range.upperBound...].split(separator: " ")
+        if fields.count == 2, fields[0] == "step" {
+            let step = String(fields[1])
+            state.withLock { $0.step = step }
+            named.signal()
+            return
+        }
         guard fields.count == 3, let current, fields[1] == current.key, let number = Int32(fields[2]) else { return }
         if fields[0] == "pid" {
             current.started(group: number)
@@ -148,6 +165,7 @@ final class StepWorker: Sendable {
         }
         current?.ended(status: nil)
         close()
+        named.signal()
         ended.signal()
     }
 }

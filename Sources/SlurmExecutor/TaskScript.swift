@@ -28,8 +28,9 @@ enum TaskScript {
     /// stdout; when it ends (dash's "Terminated" note about it silenced: a local task has none), what is
     /// left in its group is killed, as locally, and `MARKER end KEY STATUS`
     /// follows its last output line. `sig GROUP SIGNAL` signals a task's process group (timeouts, Ctrl-C,
-    /// Ctrl-Z). At end of input it waits for its tasks and exits, which ends the step.
-    static let workerProgram = #"n=$1; while IFS= read -r l; do v=${l%% *}; r=${l#* }; a=${r%% *}; b=${r#* }; case $v in "#
+    /// Ctrl-Z). At end of input it waits for its tasks and exits, which ends the step. Its first line,
+    /// `MARKER step JOB.STEP`, names its step, for the run to write down (docs/pipeline.md, "Reattach").
+    static let workerProgram = #"n=$1; echo "$n step $SLURM_JOB_ID.$SLURM_STEP_ID"; while IFS= read -r l; do v=${l%% *}; r=${l#* }; a=${r%% *}; b=${r#* }; case $v in "#
         + #"run) { setsid /bin/sh "$b" </dev/null 2>&1 & p=$!; wait $p 2>/dev/null; s=$?; kill -KILL -- -$p 2>/dev/null; echo "$n end $a $s"; } & ;; "#
         + #"sig) kill -s "$b" -- "-$a" 2>/dev/null ;; esac; done; wait"#
 

@@ -22,3 +22,15 @@ extension StateSchema {
         ) WITHOUT ROWID;
         """
 }
+
+extension StateSchema {
+    /// Version 11 to 12: what each Slurm job is (`kind`: a worker step of the allocation has a row of its own,
+    /// `1234.0`, written as it starts), and a digest of what it runs (`definition`), so that a later run
+    /// reuses a killed run's allocation and steps, and takes over its jobs, only when they do what it would
+    /// (docs/pipeline.md, "Reattach"). Rows written before have neither: their kind follows from `task` and
+    /// `job`.
+    static let slurmJobKindsMigration = """
+        ALTER TABLE slurm_jobs ADD COLUMN kind TEXT;        -- 'allocation', 'worker-step' or 'batch-job'
+        ALTER TABLE slurm_jobs ADD COLUMN definition TEXT;  -- a batch job's task definition, the allocation's request, as a digest
+        """
+}

@@ -31,10 +31,10 @@ private struct StoreJobLedger: JobLedger {
             try database.transaction { () throws(SQLiteError) in
                 for job in jobs {
                     try database.run("""
-                        INSERT OR REPLACE INTO slurm_jobs (token, job, task, attempt, status_file, submitted)
-                        VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                        INSERT OR REPLACE INTO slurm_jobs (token, job, task, attempt, status_file, submitted, kind, definition)
+                        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                         """, [.text(job.runToken), .text(job.job), .text(job.task?.rawValue), .integer(job.attempt.map(Int64.init)),
-                              .text(job.statusFile), .real(now)])
+                              .text(job.statusFile), .real(now), .text(job.kind.rawValue), .text(job.definition)])
                 }
             }
         }
@@ -55,13 +55,14 @@ private struct StoreJobLedger: JobLedger {
                 """, [.text(pipeline), .text(token)]) { row in (token: row.text(0), run: row.optionalInteger(1)) }
             return try runs.map { run throws(SQLiteError) in
                 let jobs = try database.query("""
-                    SELECT job, task, attempt, status_file, slurm_state, exit_code, outcome FROM slurm_jobs WHERE token = ?1
+                    SELECT job, task, attempt, status_file, slurm_state, exit_code, outcome, kind, definition FROM slurm_jobs WHERE token = ?1
                     ORDER BY submitted, job
                     """, [.text(run.token)]) { row in
-                    SubmittedJob(runToken: run.token, job: row.text(0), task: row.optionalText(1).map { TaskID($0) },
+                    SubmittedJob(runToken: run.token, job: row.text(0), kind: row.optionalText(7).flatMap(SubmittedJob.Kind.init(rawValue:)),
+                                 task: row.optionalText(1).map { TaskID($0) },
                                  attempt: row.optionalInteger(2).map { Int($0) }, statusFile: row.optionalText(3),
                                  schedulerState: row.optionalText(4), exitCode: row.optionalInteger(5).map { Int32(truncatingIfNeeded: $0) },
-                                 outcome: row.optionalText(6).flatMap(TaskState.init(rawValue:)))
+                                 outcome: row.optionalText(6).flatMap(TaskState.init(rawValue:)), definition: row.optionalText(8))
                 }
                 return LedgerRun(token: run.token, run: run.run, jobs: jobs)
             }

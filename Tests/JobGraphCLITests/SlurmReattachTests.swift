@@ -8,7 +8,7 @@ import Glibc
 /// Issue 34, "Reattach on Slurm": a run after one killed by `kill -9` finds the killed run's jobs through
 /// `state.db` and Slurm, takes them over in jobs mode (nothing submitted twice: `sbatch` is counted by a
 /// wrapper on `PATH` in front of the real one), cancels them with `--no-reattach` or `jobgraph cancel`,
-/// and in allocation mode releases the killed run's allocation and runs its unfinished tasks again.
+/// and in allocation mode reuses the killed run's allocation (no second `salloc`) when it is still running.
 @Suite(.serialized, .localSlurmCluster, .hangLimit(minutes: 5),
        .enabled(if: LocalSlurmCluster.canRun, "the local Slurm cluster needs root: scripts/slurm-local.sh installs Slurm with apt and runs its daemons as root"))
 struct SlurmReattachTests {
@@ -22,12 +22,12 @@ struct SlurmReattachTests {
           d: {needs: [a, b, c], run: "cat a.out b.out c.out > d.out", outputs: [d.out]}
         """
 
-    /// A folder with the pipeline and `bin/sbatch`, which counts its calls in `sbatch.calls`.
+    /// A folder with the pipeline, `bin/sbatch` and `bin/salloc`, which count their calls in `sbatch.calls` and `salloc.calls`.
     static func folder() async throws -> ScratchDirectory {
         let directory = try ScratchDirectory("jobgraph-reattach")
         try directory.write(pipeline, to: "p.yaml")
         // Written by a shell of its own: a script this process wrote could be held open by a child another test spawns (ETXTBSY).
-        let made = await ExternalProgram.run("/bin/sh", ["-c", #"mkdir bin && printf '#!/bin/sh\necho "$@" >>"%s/sbatch.calls"\nexec /usr/bin/sbatch "$@"\n' "$PWD" > bin/sbatch && chmod 755 bin/sbatch"#],
+        let made = await ExternalProgram.run("/bin/sh", ["-c", #"mkdir bin && for c in sbatch salloc; do printf '#!/bin/sh\necho "$@" >>"%s/%s.calls"\nexec /usr/bin/%s "$@"\n' "$PWD" $c $c > bin/$c && chmod 755 bin/$c || exit 1; done"#],
                                              in: directory.path)
         try #require(made.status == 0, "\(made.errorOutput)")
         return directory
@@ -41,6 +41,10 @@ struct SlurmReattachTests {
 
     static func sbatchCalls(_ directory: ScratchDirectory) -> Int {
         (directory.read("sbatch.calls") ?? "").split(separator: "\n").count
+    }
+
+    static func sallocCalls(_ directory: ScratchDirectory) -> Int {
+        (directory.read("salloc.calls") ?? "").split(separator: "\n").count
     }
 
     /// Starts a run in `mode`, waits until `a`, `b` and `c` run on the cluster, and kills it with SIGKILL.
@@ -147,20 +151,77 @@ struct SlurmReattachTests {
         #expect(!directory.exists("a.out"))
     }
 
-    @Test func allocationModeReleasesAKilledRunsAllocationAndRunsItsTasksAgain() async throws {
+    @Test func aTaskEditedAfterTheRunWasKilledRunsAnewAndItsOldJobIsCancelled() async throws {
         let directory = try await Self.folder()
         defer { directory.remove() }
-        let allocation = try await Self.killedRun(in: directory, mode: "allocation")
+        let jobs = try await Self.killedRun(in: directory, mode: "jobs")
+        let edited = Self.pipeline.replacingOccurrences(of: "echo $SLURM_JOB_ID > c.out", with: "echo edited-$SLURM_JOB_ID > c.out")
+        try #require(edited != Self.pipeline)
+        try directory.write(edited, to: "p.yaml")
+        let next = try JobGraphBinary.start(["run", "p.yaml", "--executor", "slurm", "--slurm-mode", "jobs"], in: directory,
+                                            environment: Self.environment(directory))
+        #expect(await eventually { next.standardError.contains("reattaching to 3 Slurm jobs") }, "\(next.standardOutput)\(next.standardError)")
         try directory.write("", to: "go")
-        // The killed run's allocation holds 3 of the node's 4 CPUs: the new one is granted only once it is released.
-        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--jobs", "3", "--executor", "slurm", "--slurm-mode", "allocation"],
-                                                   in: directory, environment: Self.environment(directory))
+        let outcome = try await next.finish(within: .seconds(120))
         #expect(outcome.status == 0, "\(outcome.standardOutput)\n\(outcome.standardError)")
-        #expect(outcome.errorLines.contains {
-            $0.hasPrefix("slurm: run 1 died; cancelled its 1 Slurm job (\(allocation.joined())); allocation mode cannot take over")
-        }, "\(outcome.errorLines)")
+        let said = "slurm: task 'c' was edited after the killed run submitted job \(jobs[2]) for it: cancelled the job, and ran the task anew"
+        #expect((outcome.outputLines + outcome.errorLines).contains(said), "\(outcome.standardOutput)\n\(outcome.standardError)")
+        // `a` and `b` were taken over; `c` ran its new command in a job of its own, and `d` after it.
         let written = (directory.read("d.out") ?? "").split(separator: "\n").map(String.init)
-        #expect(written.count == 3 && !written.contains(allocation.joined()), "\(written) \(allocation)")
+        #expect(written.count == 3 && Array(written.prefix(2)) == Array(jobs.prefix(2)), "\(written) \(jobs)")
+        #expect(written.last.map { $0.hasPrefix("edited-") && !jobs.contains(String($0.dropFirst("edited-".count))) } == true, "\(written)")
+        #expect(Self.sbatchCalls(directory) == 5)
+        #expect(await Self.queueIsEmpty())
+    }
+
+    @Test func allocationModeReusesAKilledRunsAllocation() async throws {
+        let directory = try await Self.folder()
+        defer { directory.remove() }
+        let allocation = try await Self.killedRun(in: directory, mode: "allocation").joined()
+        #expect(Self.sallocCalls(directory) == 1)
+        let next = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "3", "--executor", "slurm", "--slurm-mode", "allocation"],
+                                            in: directory, environment: Self.environment(directory))
+        // Once it says so, the killed run's worker steps have ended: their tasks never see `go`.
+        #expect(await eventually { next.standardError.contains("reusing its allocation") }, "\(next.standardOutput)\(next.standardError)")
+        try directory.write("", to: "go")
+        let outcome = try await next.finish(within: .seconds(120))
+        #expect(outcome.status == 0, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        // The steps' ids are those the killed run wrote down in state.db as its workers came up.
+        let steps = (0..<3).map { "\(allocation).\($0)" }.joined(separator: " ")
+        #expect(outcome.errorLines.contains {
+            $0.hasPrefix("slurm: run 1 died; reusing its allocation \(allocation) (1 node, ")
+                && $0.hasSuffix(" min left); ended its 3 worker steps (\(steps)), so 'a', 'b' and 'c', which were running in them, run again")
+        }, "\(outcome.errorLines)")
+        // Every task ran again, in the same allocation, and no second one was asked for.
+        #expect(directory.read("d.out") == String(repeating: allocation + "\n", count: 3))
+        #expect(Self.sallocCalls(directory) == 1)
+        #expect(outcome.errorLines.contains("slurm: released allocation \(allocation) (one scancel)") || outcome.outputLines.contains("slurm: released allocation \(allocation) (one scancel)"),
+                "\(outcome.standardOutput)\n\(outcome.standardError)")
+        #expect(await Self.queueIsEmpty())
+    }
+
+    /// A reused allocation that Slurm ends during the run (its time limit; here a `scancel`, which takes
+    /// seconds, not the minute and a half of a time limit) fails the tasks running in it with its state, as
+    /// a run's own allocation does, and is not released again.
+    @Test func aReusedAllocationThatEndsFailsItsTasksAndIsNotReleasedAgain() async throws {
+        let directory = try await Self.folder()
+        defer { directory.remove() }
+        let allocation = try await Self.killedRun(in: directory, mode: "allocation").joined()
+        let next = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "3", "--events", "next.jsonl", "--executor", "slurm",
+                                             "--slurm-mode", "allocation"], in: directory, environment: Self.environment(directory))
+        #expect(await eventually { next.standardError.contains("reusing its allocation \(allocation)") }, "\(next.standardOutput)\(next.standardError)")
+        #expect(await next.waitForTransitions(to: "executing", count: 3, in: "next.jsonl"), "\(next.standardOutput)\(next.standardError)")
+        #expect(await LocalSlurmCluster.client("scancel", [allocation]) != nil)
+        let outcome = try await next.finish(within: .seconds(120))
+        #expect(outcome.status == 1, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        let failed = (directory.read("next.jsonl") ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["to"] as? String == "failed" }
+        #expect(failed.compactMap { $0["task"] as? String }.sorted() == ["a", "b", "c"], "\(failed)")
+        #expect(failed.allSatisfy { $0["slurm_state"] as? String == "CANCELLED" }, "\(failed)")
+        #expect((outcome.outputLines + outcome.errorLines).contains("slurm: allocation \(allocation) had ended (CANCELLED); nothing to release"),
+                "\(outcome.standardOutput)\n\(outcome.standardError)")
+        #expect(Self.sallocCalls(directory) == 1)
         #expect(await Self.queueIsEmpty())
     }
 
@@ -176,6 +237,36 @@ struct SlurmReattachTests {
         #expect(outcome.status == 0, "\(outcome.standardOutput)\n\(outcome.standardError)")
         #expect(outcome.errorLines.contains { $0.hasPrefix("slurm: run 1 died; none of its Slurm jobs is left") }, "\(outcome.errorLines)")
         #expect((directory.read("d.out") ?? "").split(separator: "\n").count == 3)
+        #expect(await Self.queueIsEmpty())
+    }
+
+    /// A nested run (docs/cli.md, "Nested runs") writes its jobs down like any run: killed with the run it is
+    /// nested in, its job is found and cancelled by `jobgraph cancel`.
+    @Test func aNestedRunsJobsAreFoundOnceItIsKilled() async throws {
+        let directory = try await Self.folder()
+        defer { directory.remove() }
+        try directory.write(Self.pipeline + """
+
+              outer: {run: "\\"$JOBGRAPH\\" run p.yaml a --events nested.jsonl --executor slurm --slurm-mode jobs"}
+            """, to: "p.yaml")
+        var environment = Self.environment(directory)
+        environment["JOBGRAPH"] = try JobGraphBinary.location().path
+        let outer = try JobGraphBinary.start(["run", "p.yaml", "outer", "--executor", "local"], in: directory, environment: environment)
+        var running: [String] = []
+        #expect(await eventually(within: .seconds(60), every: .milliseconds(100)) {
+            running = (await LocalSlurmCluster.client("squeue", ["--noheader", "--states=RUNNING", "--format=%i"]) ?? "")
+                .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            return running.count == 1
+        }, "\(running) \(outer.standardOutput)\(outer.standardError)")
+        // Both jobgraphs die by SIGKILL, the nested one first: neither cancels anything.
+        let nested = ProcessTable.living(withArgument: "nested.jsonl")
+        #expect(nested.count == 1)
+        for pid in nested { kill(pid, SIGKILL) }
+        outer.send(SIGKILL)
+        _ = try await outer.finish(within: .seconds(60))
+        let cancelled = try await JobGraphBinary.run(["cancel", "p.yaml"], in: directory, environment: Self.environment(directory))
+        #expect(cancelled.status == 0, "\(cancelled.standardError)")
+        #expect(cancelled.outputLines == ["run 2 died; cancelled its 1 Slurm job (\(running.joined()))"], "\(cancelled.outputLines)")
         #expect(await Self.queueIsEmpty())
     }
 }

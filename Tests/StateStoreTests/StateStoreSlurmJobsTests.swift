@@ -15,9 +15,16 @@ import Testing
         let killed = try store.beginRun(pipelineFile: "ci.yaml", startTime: start, taskCount: 2)
         try ledger.begin(token: "k1")
         let first = SubmittedJob(runToken: "k1", job: "12", task: "a", attempt: 1, statusFile: "/project/.jobgraph/slurm/a.1.k1.status")
-        let second = SubmittedJob(runToken: "k1", job: "13_0", task: "b[0]", attempt: 1, statusFile: "/project/.jobgraph/slurm/b_0_.1.k1.status")
+        let second = SubmittedJob(runToken: "k1", job: "13_0", task: "b[0]", attempt: 1, statusFile: "/project/.jobgraph/slurm/b_0_.1.k1.status",
+                                  definition: "d1")
+        // An allocation mode run's allocation and its worker steps, with their kinds.
+        let allocation = SubmittedJob(runToken: "k1", job: "14", definition: "d2")
+        let step = SubmittedJob(runToken: "k1", job: "14.0", kind: .workerStep)
+        #expect(first.kind == .batchJob && allocation.kind == .allocation && step.kind == .workerStep)
         try ledger.submitted([first])
         try ledger.submitted([second])
+        try ledger.submitted([allocation])
+        try ledger.submitted([step])
         var ended = first
         (ended.schedulerState, ended.exitCode, ended.outcome) = ("FAILED", 3, .failed)
         try ledger.ended(ended)
@@ -27,7 +34,7 @@ import Testing
 
         let next = try store.beginRun(pipelineFile: "ci.yaml", startTime: start + 60, taskCount: 2)
         try ledger.begin(token: "n1")
-        #expect(try ledger.unreleasedRuns(except: "n1") == [LedgerRun(token: "k1", run: killed.rawValue, jobs: [ended, second])])
+        #expect(try ledger.unreleasedRuns(except: "n1") == [LedgerRun(token: "k1", run: killed.rawValue, jobs: [ended, second, allocation, step])])
         #expect(try ledger.unreleasedRuns(except: "k1").map(\.run) == [next.rawValue])
         try ledger.release(["k1", "n1"])
         #expect(try ledger.unreleasedRuns(except: "").isEmpty)
