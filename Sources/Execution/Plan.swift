@@ -380,6 +380,12 @@ public struct Plan: Sendable {
 
     // MARK: - Resources
 
+    /// The slots and the limited resources an executing task holds (as its transition into `executing`
+    /// shows them): slots at most `jobs`.
+    public func holding(of index: Int) -> (slots: Int, demands: [Demand]) {
+        (slots(of: index), tasks[index].demands)
+    }
+
     /// The ready tasks `take` passed over while the best one waits for room (docs/pipeline.md, "Resources").
     private struct Reservation {
         /// The best ready task that did not fit: nothing else may take what it needs.

@@ -122,6 +122,16 @@ public struct LimitedResources: Sendable {
             names.firstIndex(of: amount.name).map { Plan.Demand(resource: $0, amount: min(amount.value, totals[$0])) }
         }
     }
+
+    /// What a task holds, by name, as the events and the report show it: `cpus` (the slots held) first,
+    /// then each limited resource held, in the order of the totals.
+    public func amounts(slots: Int, demands: [Plan.Demand]) -> Resources {
+        var amounts = [Resources.Amount(name: Resources.cpus, value: Int64(slots))]
+        for demand in demands.sorted(by: { $0.resource < $1.resource }) where demand.amount > 0 {
+            amounts.append(Resources.Amount(name: names[demand.resource], value: demand.amount))
+        }
+        return Resources(amounts)
+    }
 }
 
 /// The `exclusive:` category names of a graph, numbered for the Plan.

@@ -45,6 +45,10 @@ public final class Runner: Sendable {
     let outputCache: (any OutputCaching)?
     /// The stores into the output cache going on; the run ends after them.
     let cacheStores = DispatchGroup()
+    /// The run's limited resources, by name, for what each attempt holds.
+    let limitedResources: LimitedResources
+    /// The pipeline declares resources: the events say what each attempt holds (docs/events.md).
+    let showsResources: Bool
 
     /// - Parameters:
     ///   - history: up-to-date checks and the run's record; `nil` runs every task and remembers nothing.
@@ -68,6 +72,8 @@ public final class Runner: Sendable {
         checks = (0..<min(max(configuration.jobs, 1), 8)).map { DispatchQueue(label: "jobgraph checks \($0)") }
         resolver = Result { () throws(TemplateError) in try WorkResolver(graph: graph, configuration: configuration) }
 
+        limitedResources = LimitedResources(totals: configuration.resources)
+        showsResources = graph.pipeline.declaresResources
         let layout = QueueLayout(graph: graph, jobs: configuration.jobs, processorCount: configuration.processorCount)
         queueNames = layout.names
         let plan = Plan(graph: graph, layout: layout, jobs: configuration.jobs, keepGoing: configuration.keepGoing, durations: durations,
@@ -90,8 +96,10 @@ public final class Runner: Sendable {
     /// Runs every task to a terminal state and returns what happened: sets the executor up, runs the
     /// tasks on it, and releases it. Call once.
     public func run() async -> RunSummary {
+        let totals = showsResources
+            ? ResourceTotal.list(jobs: configuration.jobs, totals: configuration.resources, sources: configuration.resourceSources) : nil
         events.yield(.started(RunStart(pipelineFile: graph.pipeline.file, taskCount: graph.nodes.count,
-                                             jobs: configuration.jobs, time: Date())))
+                                             jobs: configuration.jobs, time: Date(), resources: totals)))
         // The executor sets up (a cluster may take a while to grant an allocation) while the pass before
         // the run finds what is up to date; no task starts before both are done.
         async let executorReady: Void = prepareExecutor()
@@ -274,6 +282,10 @@ public final class Runner: Sendable {
             exitCode: exitCode, error: error, duration: duration)
         transition.reason = reason(index, from: from, to: to, in: book)
         transition.executorJob = book.operations[index]?.executorJob
+        if to == .executing, showsResources, !book.plan.tasks[index].isFanOut, !book.plan.isUpToDateBeforeRun(index) {
+            let held = book.plan.holding(of: index)
+            transition.resources = limitedResources.amounts(slots: held.slots, demands: held.demands)
+        }
         if from == .executing { transition.executorState = book.operations[index]?.executorState }
         if to.isTerminal, !book.cacheKeys.isEmpty, task.spec.isCached { transition.cacheKey = book.cacheKeys[index] }
         return transition

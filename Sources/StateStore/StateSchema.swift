@@ -1,7 +1,7 @@
 /// The tables of `state.db` and how to bring an older file up to date, versioned by `PRAGMA user_version`.
 enum StateSchema {
     /// The version this program writes.
-    static let currentVersion = 10
+    static let currentVersion = 11
     /// The first version whose up-to-date records are keyed by pipeline and task (`StateStore.taskNamespace`).
     static let namespacedVersion = 9
 
@@ -67,6 +67,7 @@ enum StateSchema {
         withoutReplayMigration,
         namespaceMigration,
         slurmJobsMigration,
+        resourcesMigration,
     ]
 
     /// Checks that a database opened read-only can be read: an older version lacks columns that reads then
