@@ -98,6 +98,9 @@ public struct TaskTransition: Sendable, Codable, Equatable {
     /// (the `--jobs` slots) first, then each limited resource it holds, in the order of the run's totals.
     /// Encoded as `resources`, `mem` in bytes (docs/events.md).
     public var resources: Resources? = nil
+    /// On a retry's start, what its `retry_scale` asked beyond a total and what it holds instead (`asks mem
+    /// 16G, more than the 12G total: holds 12G`). Encoded as `resources_note`.
+    public var resourcesNote: String? = nil
 
     public init(time: Date, elapsed: Double, task: TaskID, from: TaskState, to: TaskState, attempt: Int, queue: String,
                 exitCode: Int32? = nil, error: String? = nil, duration: Double? = nil) {
@@ -121,6 +124,7 @@ public struct TaskTransition: Sendable, Codable, Equatable {
         case cacheKey = "cache_key"
         case executorState = "slurm_state"
         // `resources` is left out: `JSONLinesReporter` writes it as an object (`Resources` is no `Codable`).
+        case resourcesNote = "resources_note"
     }
 }
 

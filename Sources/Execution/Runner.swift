@@ -45,7 +45,7 @@ public final class Runner: Sendable {
     let outputCache: (any OutputCaching)?
     /// The stores into the output cache going on; the run ends after them.
     let cacheStores = DispatchGroup()
-    /// The run's limited resources, by name, for what each attempt holds.
+    /// The run's limited resources, by name: what each attempt holds (`LimitedResources.holding`).
     let limitedResources: LimitedResources
     /// The pipeline declares resources: the events say what each attempt holds (docs/events.md).
     let showsResources: Bool
@@ -169,6 +169,8 @@ public final class Runner: Sendable {
         var start: [TaskOperation] = []
         var requests = Plan.Requests()
         var stopServices: [any TaskExecution] = []
+        /// Retries that waited for room and now hold it: their next attempt, begun under the lock.
+        var retries: [(operation: TaskOperation, next: RetryStart)] = []
         var waiter: CheckedContinuation<Void, Never>?
     }
 
@@ -208,6 +210,12 @@ public final class Runner: Sendable {
             }
         }
         step.requests = book.plan.takeRequests()
+        for index in step.requests.retries {
+            // After a stop, the stop's own call to `retry` ends it cancelled.
+            guard let operation = book.operations[index], operation.waitsForRoom, book.stop == nil else { continue }
+            operation.waitsForRoom = false
+            step.retries.append((operation, beginRetry(operation, in: &book)))
+        }
         for index in step.requests.stopServices {
             guard let operation = book.operations[index] else { continue }
             operation.isStoppedService = true
@@ -222,6 +230,7 @@ public final class Runner: Sendable {
 
     func perform(_ step: Step) {
         starter.start(step.start)
+        for (operation, next) in step.retries { startRetry(operation, next) }
         for handle in step.stopServices { handle.terminate(grace: configuration.terminationGrace) }
         for index in step.requests.checkConditions { Task { await checkConditions(of: index) } }
         for index in step.requests.expand { DispatchQueue.global().async { [self] in expand(index) } }
@@ -285,6 +294,7 @@ public final class Runner: Sendable {
         if to == .executing, showsResources, !book.plan.tasks[index].isFanOut, !book.plan.isUpToDateBeforeRun(index) {
             let held = book.plan.holding(of: index)
             transition.resources = limitedResources.amounts(slots: held.slots, demands: held.demands)
+            if from == .failed { transition.resourcesNote = book.operations[index]?.resourcesNote }
         }
         if from == .executing { transition.executorState = book.operations[index]?.executorState }
         if to.isTerminal, !book.cacheKeys.isEmpty, task.spec.isCached { transition.cacheKey = book.cacheKeys[index] }

@@ -128,8 +128,10 @@ public struct Resources: Hashable, Sendable {
 
 extension TaskSpec {
     /// The `--jobs` slots the task holds while it executes: its `cpus`, once per command of a `parallel` group.
-    public var slotCount: Int {
-        let cpus = resources?.cpus ?? 1
+    public var slotCount: Int { slotCount(cpus: resources?.cpus ?? 1) }
+
+    /// The `--jobs` slots a task holding `cpus` per process holds: once per command of a `parallel` group.
+    public func slotCount(cpus: Int) -> Int {
         if case .parallel(let commands) = action { return cpus * max(1, commands.count) }
         return cpus
     }

@@ -94,6 +94,7 @@ public final class JSONLinesReporter: RunObserver {
                 for amount in resources.amounts { object.add(amount.name, amount.value) }
                 line.add("resources", json: object.object)
             }
+            line.addIfPresent("resources_note", transition.resourcesNote)
             emit(line)
         case .progress(let task, let bytes, let total):
             let time = now()

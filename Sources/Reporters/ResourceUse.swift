@@ -4,7 +4,7 @@ import PipelineModel
 /// What the executing attempts hold against the run's totals: the live board's `cpus 2/2 · mem 12G/32G ·
 /// gpus 1/2`, and the report's peaks (docs/pipeline.md, "Resources"). Made only for a pipeline that declares
 /// resources. What an attempt holds is what its transition into `executing` says (`TaskTransition.resources`,
-/// the Plan's own amounts).
+/// the Plan's own amounts, a retry's scaled ones included).
 public struct ResourceUse: Sendable {
     /// `cpus` (total `--jobs`) first, then each limited resource, in the order of the totals.
     private let names: [String]

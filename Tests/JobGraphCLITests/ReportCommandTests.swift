@@ -63,7 +63,7 @@ struct ReportCommandTests {
 
     /// Resources in the report (docs/cli.md, "report"): each total with where it comes from and the peak
     /// the attempts held at once, each attempt's amounts beside it, seen in Chromium. `hold` runs until the
-    /// second attempt of `grow` has begun, so the two overlap: the peak is known.
+    /// second attempt of `grow` (twice the memory) has begun, so the two overlap: the peak is known.
     @Test(.enabled(if: Chromium.path != nil, "chromium is not installed (Debian package 'chromium'; .ci/install-deps --with-test-tools installs it)"))
     func theReportShowsResourcesInUseAgainstTheTotalsInChromium() async throws {
         let directory = try ScratchDirectory("jobgraph-report-resources")
@@ -72,7 +72,8 @@ struct ReportCommandTests {
             version: 1
             resources: {gpus: 1}
             tasks:
-              grow: {run: '[ "$JOBGRAPH_ATTEMPT" = 2 ] && touch grown', retries: 1, retry_delay: 0, resources: {mem: 2G}}
+              grow: {run: '[ "$JOBGRAPH_ATTEMPT" = 2 ] && touch grown', retries: 1, retry_delay: 0, retry_scale: {mem: 2},
+                     resources: {mem: 1G}}
               hold: {run: 'while [ ! -f grown ]; do sleep 0.05; done', resources: {mem: 1G}}
             """, to: "p.yaml")
         let run = try await JobGraphBinary.run(["run", "p.yaml", "--jobs", "2", "--resources", "mem=3G", "--events", "e.jsonl"], in: directory)
@@ -91,7 +92,7 @@ struct ReportCommandTests {
         // `cpus` first, then the file's totals, then what only `--resources` gives.
         #expect(rows == [["cpus", "2", "2", "--jobs"], ["gpus", "0", "1", "the pipeline's resources"], ["mem", "3G", "3G", "--resources"]],
                 "\(rows)")
-        // Each attempt's amounts.
+        // Each attempt's amounts: the retry's twice the first's.
         #expect(dom.output.contains("grow · attempt 2 · duration"), "\(dom.output)")
         #expect(dom.output.contains("held cpus 1 · mem 2G\"") && dom.output.contains("held cpus 1 · mem 1G\""), "\(dom.output)")
 

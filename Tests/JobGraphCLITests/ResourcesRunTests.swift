@@ -24,6 +24,57 @@ struct ResourcesRunTests {
         return most
     }
 
+    @Test func aRetryHoldsWhatRetryScaleGivesItAndItsCommandsAndEventsSaySo() async throws {
+        let folder = try PipelineFolder("""
+            version: 1
+            resources: {mem: 4G}
+            tasks:
+              align:
+                run: 'echo "$JOBGRAPH_ATTEMPT $JOBGRAPH_CPUS" >> tries.txt; [ "$JOBGRAPH_ATTEMPT" = 3 ]'
+                retries: 2
+                retry_delay: 0
+                retry_scale: {mem: 2, cpus: 2}
+                resources: {mem: 1G}
+            """, prefix: "jobgraph-resources-retry")
+        defer { folder.remove() }
+        let run = try await folder.run(["--jobs", "2"])
+        #expect(run.status == 0, "\(run.outcome.standardError)")
+        // The third attempt asks 4 CPUs, more than `--jobs` 2: it holds (and is told) 2.
+        #expect(folder.directory.read("tries.txt") == "1 1\n2 2\n3 2\n")
+        _ = await EventSchemaTests.validate(["events-1.jsonl"], in: folder.directory)
+        let starts = run.events.filter { $0["task"] as? String == "align" && $0["to"] as? String == "executing" }
+        #expect(starts.map { $0["resources"] as? [String: Int] } == [
+            ["cpus": 1, "mem": 1 << 30], ["cpus": 2, "mem": 2 << 30], ["cpus": 2, "mem": 4 << 30],
+        ], "\(starts)")
+        #expect(starts.map { $0["resources_note"] as? String } == [nil, nil, "asks cpus 4, more than the 2 total: holds 2"])
+        let started = try #require(run.events.first)
+        #expect(started["resources"] as? [String: Int] == ["cpus": 2, "mem": 4 << 30])
+        #expect(run.outcome.outputLines.contains { $0.hasSuffix("align  failed -> executing  (attempt 3, asks cpus 4, more than the 2 total: holds 2)") },
+                "\(run.outcome.outputLines)")
+    }
+
+    @Test func aScaledRetryWaitsForRoomAndTheMemoryTotalIsNeverExceeded() async throws {
+        // `grow` fails while three others hold 3G of the 4G; its retry asks 3G, which it gets only once two
+        // of them have ended, and none of the items still ready may take it meanwhile.
+        let folder = try PipelineFolder("""
+            version: 1
+            resources: {mem: 4G}
+            tasks:
+              grow: {run: '[ "$JOBGRAPH_ATTEMPT" = 2 ] || exit 1', priority: high, retries: 1, retry_delay: 0,
+                     retry_scale: {mem: 3}, resources: {mem: 1G}}
+              other: {foreach: [a, b, c, d, e, f], run: "sleep 0.2", resources: {mem: 1G}}
+            """, prefix: "jobgraph-resources-retry-room")
+        defer { folder.remove() }
+        let run = try await folder.run(["--jobs", "4"])
+        #expect(run.status == 0, "\(run.outcome.standardError)")
+        #expect(run.finalStates.filter { $0.key.hasPrefix("other[") }.count == 6, "\(run.finalStates)")
+        #expect(run.finalStates.values.allSatisfy { $0 == "succeeded" }, "\(run.finalStates)")
+        #expect(Self.mostHeld("mem", in: run.events) <= 4 << 30)
+        #expect(Self.mostHeld("cpus", in: run.events) <= 4)
+        let retry = try #require(run.events.first { $0["task"] as? String == "grow" && $0["from"] as? String == "failed" })
+        #expect(retry["resources"] as? [String: Int] == ["cpus": 1, "mem": 3 << 30])
+    }
+
     @Test func tasksShareTheMemoryTotalAndNeverExceedIt() async throws {
         let directory = try ScratchDirectory("jobgraph-resources-mem")
         defer { directory.remove() }
