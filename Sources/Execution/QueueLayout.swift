@@ -138,12 +138,14 @@ public struct LimitedResources: Sendable {
         let cpus = resources?.cpus ?? 1
         let (demands, beyond) = self.demands(of: resources)
         var notes: [String] = []
+        // Only what a retry's scaling asked: a `parallel` group's slots above `--jobs` are held to it on
+        // every attempt, as on the first, and a first attempt asking more than a total stopped the run.
         if attempt > 1 {
-            let jobs = max(1, jobs)
-            if spec.slotCount(cpus: cpus) > jobs {
-                notes.append("asks cpus \(spec.slotCount(cpus: cpus)), more than the \(jobs) total: holds \(jobs)")
+            let jobs = max(1, jobs), slots = spec.slotCount(cpus: cpus)
+            if slots > jobs && slots != spec.slotCount {
+                notes.append("asks cpus \(slots), more than the \(jobs) total: holds \(jobs)")
             }
-            for amount in beyond {
+            for amount in beyond where amount.value != spec.resources?[amount.name] {
                 let total = names.firstIndex(of: amount.name).map { totals[$0] } ?? 0
                 notes.append("asks \(amount.name) \(Resources.text(amount.value, of: amount.name)), more than the "
                              + "\(Resources.text(total, of: amount.name)) total: holds \(Resources.text(total, of: amount.name))")

@@ -216,6 +216,7 @@ private func mem(_ amount: Int64) -> [Plan.Demand] { [Plan.Demand(resource: 0, a
             tasks:
               align: {run: "true", retries: 3, retry_scale: {mem: 2, cpus: 2}, resources: {mem: 3G}}
               plain: {run: "true", retries: 1, retry_scale: {time: 2}}
+              group: {parallel: ["true", "true", "true", "true", "true", "true"], retries: 1, retry_scale: {mem: 2}, resources: {mem: 1G}}
             """, file: "p.yaml", diagnostics: &diagnostics), "\(diagnostics.all)")
         let limited = LimitedResources(totals: Resources([.init(name: "mem", value: 12 << 30)]))
         let spec = graph.nodes[0].spec
@@ -228,5 +229,7 @@ private func mem(_ amount: Int64) -> [Plan.Demand] { [Plan.Demand(resource: 0, a
         #expect(limited.amounts(slots: 4, demands: mem(12 << 30)) == Resources([.init(name: "cpus", value: 4), .init(name: "mem", value: 12 << 30)]))
         // No `mem` or `cpus` factor: every attempt holds the same.
         #expect(limited.holding(of: graph.nodes[1].spec, attempt: 2, jobs: 4) == Plan.Holding(weight: 1, demands: []))
+        // Six processes on 4 slots hold 4 on every attempt: nothing the retry's scaling asked, so no note.
+        #expect(limited.holding(of: graph.nodes[2].spec, attempt: 2, jobs: 4) == Plan.Holding(weight: 6, demands: mem(2 << 30)))
     }
 }
