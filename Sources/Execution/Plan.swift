@@ -69,6 +69,23 @@ public struct Plan: Sendable {
         }
     }
 
+    /// What one attempt of a task holds while it executes: its slots and its limited resources
+    /// (`LimitedResources.holding`), and for a retry that asked more than a total, what it holds instead.
+    public struct Holding: Sendable, Equatable {
+        /// `--jobs` slots, before the Plan caps them at `jobs`.
+        public var weight: Int
+        /// Each at most its total.
+        public var demands: [Demand]
+        /// `asks mem 16G, more than the 12G total: holds 12G`, or `nil`.
+        public var note: String?
+
+        public init(weight: Int, demands: [Demand], note: String? = nil) {
+            self.weight = weight
+            self.demands = demands
+            self.note = note
+        }
+    }
+
     /// How a task ended, as the Runner reports it.
     public enum Outcome: Sendable, Equatable {
         case succeeded
@@ -96,8 +113,11 @@ public struct Plan: Sendable {
         public var expand: [Int] = []
         /// Services that no remaining task needs: stop them.
         public var stopServices: [Int] = []
+        /// Executing tasks whose retry waited for room (`retry(_:holding:)`) and now holds it: start their
+        /// next attempt.
+        public var retries: [Int] = []
 
-        public var isEmpty: Bool { checkConditions.isEmpty && expand.isEmpty && stopServices.isEmpty }
+        public var isEmpty: Bool { checkConditions.isEmpty && expand.isEmpty && stopServices.isEmpty && retries.isEmpty }
     }
 
     public private(set) var tasks: [Task]
@@ -148,6 +168,9 @@ public struct Plan: Sendable {
     private var listWaiters: [Int: [Int]] = [:]
     /// Tasks with a per-item need that named no task at run time: each fails when it would start.
     private var unresolvedNeeds: Set<Int> = []
+    /// Executing tasks whose next attempt waits for room for what it asks (`retry(_:holding:)`), first
+    /// come first served; they hold nothing meanwhile.
+    private var retriesWaitingForRoom: [Int] = []
     private var requests = Requests()
 
     /// - Parameters:
@@ -234,6 +257,17 @@ public struct Plan: Sendable {
         // The best ready task that does not fit yet, and the ready tasks passed over while it waits.
         var reservation = Reservation()
         defer { reservation.passed.forEach { order.push($0.task, queue: $0.queue) } }
+        // Retries come first, in the order they asked: their task was started already. One that does not
+        // fit yet is the head no ready task may take from, as the best ready task would be.
+        while let retry = retriesWaitingForRoom.first {
+            guard mayRetryNow(retry) else {
+                reservation.head = retry
+                break
+            }
+            retriesWaitingForRoom.removeFirst()
+            hold(retry)
+            requests.retries.append(retry)
+        }
         while executingCount < jobs && !isAloneExecuting {
             // Copies for the closure, which may not read `self` while `order` changes.
             let executing = executingByQueue, limits = queueLimits, jobs = jobs
@@ -249,7 +283,7 @@ public struct Plan: Sendable {
             }
             // A task that runs alone waits for those executing (ready services aside) to end, and nothing
             // passes it meanwhile, so it is not put off for ever by a stream of others.
-            let waitsToRunAlone = task.runsAlone && executingCount > readyServiceSlots
+            let waitsToRunAlone = task.runsAlone && (executingCount > readyServiceSlots || !retriesWaitingForRoom.isEmpty)
             if waitsToRunAlone && reservation.head == nil { break }
             if waitsToRunAlone || !fits(best.task, beside: reservation.head) {
                 // Nothing may take what the head waits for; once no slot is left beside it, nothing can start.
@@ -276,7 +310,12 @@ public struct Plan: Sendable {
         guard !previous.isTerminal else { return transitions }
         let heldSlots = previous == .executing && !tasks[index].isFanOut
         if heldSlots {
-            releaseHoldings(of: index)
+            // A retry still waiting for room holds nothing (`retry(_:holding:)`).
+            if let waiting = retriesWaitingForRoom.firstIndex(of: index) {
+                retriesWaitingForRoom.remove(at: waiting)
+            } else {
+                releaseHoldings(of: index)
+            }
             executingByQueue[tasks[index].queue] -= 1
             if tasks[index].isService && serviceReleased[index] { readyServiceSlots -= min(max(tasks[index].weight, 1), jobs) }
             if tasks[index].runsAlone { isAloneExecuting = false }
@@ -379,6 +418,50 @@ public struct Plan: Sendable {
     }
 
     // MARK: - Resources
+
+    /// The slots and the limited resources an executing task holds (as its transition into `executing`
+    /// shows them): slots at most `jobs`.
+    public func holding(of index: Int) -> (slots: Int, demands: [Demand]) {
+        (slots(of: index), tasks[index].demands)
+    }
+
+    /// The next attempt of an executing task holds `holding` instead of what the last one held
+    /// (`retry_scale`, docs/pipeline.md "Retries"): what it held is free again, and it takes the new
+    /// amounts now if they fit, as a task's start would; otherwise it waits for them ahead of every ready
+    /// task, and a later `take` hands it over in `Requests.retries`. Amounts are at most their totals
+    /// (`LimitedResources.holding`), so a retry waits at most for the tasks executing beside it to end.
+    public mutating func retry(_ index: Int, holding: Holding) -> RetryRoom {
+        guard states[index] == .executing, !tasks[index].isFanOut, !retriesWaitingForRoom.contains(index) else { return .same }
+        // The same amounts (no `retry_scale`): held on, as always.
+        if holding.weight == tasks[index].weight && holding.demands == tasks[index].demands { return .same }
+        releaseHoldings(of: index)
+        tasks[index].weight = holding.weight
+        tasks[index].demands = holding.demands
+        if retriesWaitingForRoom.isEmpty && mayRetryNow(index) {
+            hold(index)
+            return .changed
+        }
+        retriesWaitingForRoom.append(index)
+        return .waiting
+    }
+
+    /// What `retry(_:holding:)` did.
+    public enum RetryRoom: Sendable, Equatable {
+        /// The next attempt holds what the last one held.
+        case same
+        /// It holds its new amounts now; what the last attempt held beyond them is free for others.
+        case changed
+        /// It holds nothing until a later `take` hands it its amounts (`Requests.retries`).
+        case waiting
+
+        /// Whether the next attempt may start now.
+        public var holdsRoom: Bool { self != .waiting }
+    }
+
+    /// Whether a retry waiting for room may take it now: it fits, and no other task runs alone.
+    private func mayRetryNow(_ index: Int) -> Bool {
+        (!isAloneExecuting || tasks[index].runsAlone) && fits(index, beside: nil)
+    }
 
     /// The ready tasks `take` passed over while the best one waits for room (docs/pipeline.md, "Resources").
     private struct Reservation {

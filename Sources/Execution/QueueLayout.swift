@@ -52,7 +52,7 @@ extension Plan {
                                  hasConditions: nodes[index].spec.conditions.contains { !isFanOut || !$0.usesItem },
                                  categories: categories.indices(of: nodes[index].spec.exclusive),
                                  weight: nodes[index].spec.slotCount, isService: nodes[index].spec.service != nil, isFanOut: isFanOut,
-                                 runsAlone: nodes[index].spec.runsAlone, demands: limited.demands(of: nodes[index].spec.resources))
+                                 runsAlone: nodes[index].spec.runsAlone, demands: limited.demands(of: nodes[index].spec.resources).demands)
             }
         }
         self.init(tasks: tasks, jobs: jobs, queueLimits: layout.limits, categoryCount: categories.names.count, keepGoing: keepGoing,
@@ -113,14 +113,56 @@ public struct LimitedResources: Sendable {
         self.totals = limited.map(\.value)
     }
 
-    /// What a task with these `resources` holds of the limited ones; nothing of a name with no total.
+    /// What a task with these `resources` holds of the limited ones, nothing of a name with no total, and
+    /// each amount it asked for beyond its total.
     /// At most the total, as a task's slots are at most `--jobs`: the run refuses a task asking more before
-    /// it starts, and one that got past (a file changed under `--watch`) must not wait for ever.
-    func demands(of resources: Resources?) -> [Plan.Demand] {
-        guard let resources else { return [] }
-        return resources.amounts.compactMap { amount in
-            names.firstIndex(of: amount.name).map { Plan.Demand(resource: $0, amount: min(amount.value, totals[$0])) }
+    /// it starts, and one that got past (a file changed under `--watch`, a retry's `retry_scale`) must not
+    /// wait for ever.
+    func demands(of resources: Resources?) -> (demands: [Plan.Demand], beyondTotals: [Resources.Amount]) {
+        guard let resources else { return ([], []) }
+        var beyond: [Resources.Amount] = []
+        let demands = resources.amounts.compactMap { amount -> Plan.Demand? in
+            guard let index = names.firstIndex(of: amount.name) else { return nil }
+            if amount.value > totals[index] { beyond.append(amount) }
+            return Plan.Demand(resource: index, amount: min(amount.value, totals[index]))
         }
+        return (demands, beyond)
+    }
+
+    /// What attempt `attempt` (1-based) of a task holds in the Plan: its slots and its demands, as
+    /// `retry_scale` makes them for a retry (`TaskSpec.resources(attempt:)`, the rule Slurm's request follows
+    /// too), each at most its total; and, for a retry that asks more than a total, what it holds instead
+    /// (docs/pipeline.md, "Retries").
+    public func holding(of spec: TaskSpec, attempt: Int, jobs: Int) -> Plan.Holding {
+        let resources = spec.resources(attempt: attempt)
+        let cpus = resources?.cpus ?? 1
+        let (demands, beyond) = self.demands(of: resources)
+        var notes: [String] = []
+        // Only what a retry's scaling asked: a `parallel` group's slots above `--jobs` are held to it on
+        // every attempt, as on the first, and a first attempt asking more than a total stopped the run.
+        if attempt > 1 {
+            let jobs = max(1, jobs), slots = spec.slotCount(cpus: cpus)
+            if slots > jobs && slots != spec.slotCount {
+                notes.append("asks cpus \(slots), more than the \(jobs) total: holds \(jobs)")
+            }
+            for amount in beyond where amount.value != spec.resources?[amount.name] {
+                let total = names.firstIndex(of: amount.name).map { totals[$0] } ?? 0
+                notes.append("asks \(amount.name) \(Resources.text(amount.value, of: amount.name)), more than the "
+                             + "\(Resources.text(total, of: amount.name)) total: holds \(Resources.text(total, of: amount.name))")
+            }
+        }
+        return Plan.Holding(weight: spec.slotCount(cpus: cpus), demands: demands,
+                            note: notes.isEmpty ? nil : notes.joined(separator: "; "))
+    }
+
+    /// What `holding` gives, by name, as the events and the report show it: `cpus` (the slots held) first,
+    /// then each limited resource held, in the order of the totals.
+    public func amounts(slots: Int, demands: [Plan.Demand]) -> Resources {
+        var amounts = [Resources.Amount(name: Resources.cpus, value: Int64(slots))]
+        for demand in demands.sorted(by: { $0.resource < $1.resource }) where demand.amount > 0 {
+            amounts.append(Resources.Amount(name: names[demand.resource], value: demand.amount))
+        }
+        return Resources(amounts)
     }
 }
 

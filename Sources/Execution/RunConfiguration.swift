@@ -26,6 +26,8 @@ public struct RunConfiguration: Sendable {
     /// The totals tasks' `resources` share: the file's `resources`, then `--resources`, with `mem` the
     /// machine's memory unless given (`cpus` is `jobs`).
     public var resources = Resources()
+    /// Where each of `resources` comes from, for the run's record (`RunStart.resources`); `cpus`'s is `--jobs`.
+    public var resourceSources: [String: TotalSource] = [:]
 
     public init(jobs: Int, keepGoing: Bool = false, pipelineDirectory: String, stateDirectory: String,
                 environment: [String: String], terminationGrace: Double = 5, processorCount: Int, reachablePatience: Double = 1) {

@@ -24,12 +24,37 @@ public struct RunStart: Sendable {
     public var taskCount: Int
     public var jobs: Int
     public var time: Date
+    /// The totals the tasks' `resources` share, `cpus` (`--jobs`) first, each with where it comes from;
+    /// `nil` when the pipeline declares no resources (docs/pipeline.md, "Resources").
+    public var resources: [ResourceTotal]?
 
-    public init(pipelineFile: String, taskCount: Int, jobs: Int, time: Date) {
+    public init(pipelineFile: String, taskCount: Int, jobs: Int, time: Date, resources: [ResourceTotal]? = nil) {
         self.pipelineFile = pipelineFile
         self.taskCount = taskCount
         self.jobs = jobs
         self.time = time
+        self.resources = resources
+    }
+}
+
+/// A run's total of one resource, and where it comes from.
+public struct ResourceTotal: Sendable, Equatable {
+    public var name: String
+    /// Bytes for `mem`, a count otherwise.
+    public var total: Int64
+    /// `nil` when not known (a run recorded by a jobgraph that kept no source).
+    public var source: TotalSource?
+
+    public init(name: String, total: Int64, source: TotalSource?) {
+        self.name = name
+        self.total = total
+        self.source = source
+    }
+
+    /// A run's totals: `cpus` (`--jobs`) first, then each of `totals`, with where each comes from.
+    public static func list(jobs: Int, totals: Resources, sources: [String: TotalSource]) -> [ResourceTotal] {
+        [ResourceTotal(name: Resources.cpus, total: Int64(jobs), source: .jobs)]
+            + totals.amounts.filter { $0.name != Resources.cpus }.map { ResourceTotal(name: $0.name, total: $0.value, source: sources[$0.name]) }
     }
 }
 
@@ -69,6 +94,13 @@ public struct TaskTransition: Sendable, Codable, Equatable {
     /// Slurm's job state (`COMPLETED`, `FAILED`, `OUT_OF_MEMORY`, `TIMEOUT`, `NODE_FAIL`, `PREEMPTED`,
     /// `CANCELLED`). Encoded as `slurm_state` (docs/events.md).
     public var executorState: String? = nil
+    /// What the attempt holds, on a transition into `executing`, when the pipeline declares resources: `cpus`
+    /// (the `--jobs` slots) first, then each limited resource it holds, in the order of the run's totals.
+    /// Encoded as `resources`, `mem` in bytes (docs/events.md).
+    public var resources: Resources? = nil
+    /// On a retry's start, what its `retry_scale` asked beyond a total and what it holds instead (`asks mem
+    /// 16G, more than the 12G total: holds 12G`). Encoded as `resources_note`.
+    public var resourcesNote: String? = nil
 
     public init(time: Date, elapsed: Double, task: TaskID, from: TaskState, to: TaskState, attempt: Int, queue: String,
                 exitCode: Int32? = nil, error: String? = nil, duration: Double? = nil) {
@@ -91,6 +123,8 @@ public struct TaskTransition: Sendable, Codable, Equatable {
         case executorJob = "slurm_job"
         case cacheKey = "cache_key"
         case executorState = "slurm_state"
+        // `resources` is left out: `JSONLinesReporter` writes it as an object (`Resources` is no `Codable`).
+        case resourcesNote = "resources_note"
     }
 }
 

@@ -232,28 +232,63 @@ extension Runner {
         return nextStep(after: rest, ended: index, in: &book)
     }
 
-    /// Starts the next attempt of a task whose retry was pending, or ends it cancelled when the run is
-    /// stopping; does nothing when the retry was taken already (by a stop, or by the delay's timer).
+    /// Starts the next attempt of a task whose retry was pending, once the Plan gives it what the attempt
+    /// holds (`retry_scale` may ask more: it may wait for room, and `nextStep` starts it then), or ends it
+    /// cancelled when the run is stopping; does nothing when the retry was taken already (by a stop, or by
+    /// the delay's timer).
     func retry(_ operation: TaskOperation, after attempt: Int) {
-        enum Next { case taken, cancelled, failed(String), launch }
+        enum Next { case taken, cancelled, start(RetryStart?, Step) }
         let next = state.withLock { book -> Next in
             guard operation.phase == .waitingToRetry, operation.attempt == attempt else { return .taken }
-            operation.phase = .starting
             guard book.stop == nil else {
+                operation.phase = .starting
                 operation.isTerminated = true
                 return .cancelled
             }
-            operation.attempt = attempt + 1
-            operation.attemptStarted = clock.now
-            emit(operation.index, from: .failed, to: .executing, in: &book)
-            if let setupFailure = operation.setupFailure { return .failed(setupFailure) }
-            return .launch
+            // Its timer fired already; it waits for room.
+            if operation.waitsForRoom { return .taken }
+            let holding = limitedResources.holding(of: operation.task.spec, attempt: attempt + 1, jobs: configuration.jobs)
+            operation.resourcesNote = holding.note
+            let room = book.plan.retry(operation.index, holding: holding)
+            if !room.holdsRoom { operation.waitsForRoom = true }
+            let start = room.holdsRoom ? beginRetry(operation, in: &book) : nil
+            // What the last attempt held is free again: a retry waiting for room (this one, once others
+            // waiting before it let go of theirs) or a ready task may take it, and no task's end may come
+            // to hand it over.
+            return .start(start, room == .same ? Step() : nextStep(after: [], in: &book))
         }
         switch next {
         case .taken: break
         case .cancelled: attemptEnded(operation, attempt: attempt + 1, .failed(exitCode: nil, reason: "cancelled before retrying"))
-        case .failed(let reason): attemptEnded(operation, attempt: attempt + 1, .failed(exitCode: nil, reason: reason))
-        case .launch: launch(operation, attempt: attempt + 1)
+        case .start(let start, let step):
+            if let start { startRetry(operation, start) }
+            perform(step)
+        }
+    }
+
+    /// How a retry that holds its room goes on, decided under the lock.
+    enum RetryStart {
+        case launch(attempt: Int)
+        case fail(attempt: Int, reason: String)
+    }
+
+    /// Under the lock: the next attempt of a task whose retry holds what it asks begins (its transition
+    /// back into `executing`, with what it holds).
+    func beginRetry(_ operation: TaskOperation, in book: inout RunBook) -> RetryStart {
+        operation.phase = .starting
+        operation.attempt += 1
+        operation.attemptStarted = clock.now
+        emit(operation.index, from: .failed, to: .executing, in: &book)
+        operation.resourcesNote = nil
+        if let setupFailure = operation.setupFailure { return .fail(attempt: operation.attempt, reason: setupFailure) }
+        return .launch(attempt: operation.attempt)
+    }
+
+    /// Outside the lock: hands a begun retry to the executor.
+    func startRetry(_ operation: TaskOperation, _ start: RetryStart) {
+        switch start {
+        case .launch(let attempt): launch(operation, attempt: attempt)
+        case .fail(let attempt, let reason): attemptEnded(operation, attempt: attempt, .failed(exitCode: nil, reason: reason))
         }
     }
 }

@@ -45,6 +45,10 @@ public final class Runner: Sendable {
     let outputCache: (any OutputCaching)?
     /// The stores into the output cache going on; the run ends after them.
     let cacheStores = DispatchGroup()
+    /// The run's limited resources, by name: what each attempt holds (`LimitedResources.holding`).
+    let limitedResources: LimitedResources
+    /// The pipeline declares resources: the events say what each attempt holds (docs/events.md).
+    let showsResources: Bool
 
     /// - Parameters:
     ///   - history: up-to-date checks and the run's record; `nil` runs every task and remembers nothing.
@@ -68,6 +72,8 @@ public final class Runner: Sendable {
         checks = (0..<min(max(configuration.jobs, 1), 8)).map { DispatchQueue(label: "jobgraph checks \($0)") }
         resolver = Result { () throws(TemplateError) in try WorkResolver(graph: graph, configuration: configuration) }
 
+        limitedResources = LimitedResources(totals: configuration.resources)
+        showsResources = graph.pipeline.declaresResources
         let layout = QueueLayout(graph: graph, jobs: configuration.jobs, processorCount: configuration.processorCount)
         queueNames = layout.names
         let plan = Plan(graph: graph, layout: layout, jobs: configuration.jobs, keepGoing: configuration.keepGoing, durations: durations,
@@ -90,8 +96,10 @@ public final class Runner: Sendable {
     /// Runs every task to a terminal state and returns what happened: sets the executor up, runs the
     /// tasks on it, and releases it. Call once.
     public func run() async -> RunSummary {
+        let totals = showsResources
+            ? ResourceTotal.list(jobs: configuration.jobs, totals: configuration.resources, sources: configuration.resourceSources) : nil
         events.yield(.started(RunStart(pipelineFile: graph.pipeline.file, taskCount: graph.nodes.count,
-                                             jobs: configuration.jobs, time: Date())))
+                                             jobs: configuration.jobs, time: Date(), resources: totals)))
         // The executor sets up (a cluster may take a while to grant an allocation) while the pass before
         // the run finds what is up to date; no task starts before both are done.
         async let executorReady: Void = prepareExecutor()
@@ -161,6 +169,8 @@ public final class Runner: Sendable {
         var start: [TaskOperation] = []
         var requests = Plan.Requests()
         var stopServices: [any TaskExecution] = []
+        /// Retries that waited for room and now hold it: their next attempt, begun under the lock.
+        var retries: [(operation: TaskOperation, next: RetryStart)] = []
         var waiter: CheckedContinuation<Void, Never>?
     }
 
@@ -200,6 +210,12 @@ public final class Runner: Sendable {
             }
         }
         step.requests = book.plan.takeRequests()
+        for index in step.requests.retries {
+            // After a stop, the stop's own call to `retry` ends it cancelled.
+            guard let operation = book.operations[index], operation.waitsForRoom, book.stop == nil else { continue }
+            operation.waitsForRoom = false
+            step.retries.append((operation, beginRetry(operation, in: &book)))
+        }
         for index in step.requests.stopServices {
             guard let operation = book.operations[index] else { continue }
             operation.isStoppedService = true
@@ -214,6 +230,7 @@ public final class Runner: Sendable {
 
     func perform(_ step: Step) {
         starter.start(step.start)
+        for (operation, next) in step.retries { startRetry(operation, next) }
         for handle in step.stopServices { handle.terminate(grace: configuration.terminationGrace) }
         for index in step.requests.checkConditions { Task { await checkConditions(of: index) } }
         for index in step.requests.expand { DispatchQueue.global().async { [self] in expand(index) } }
@@ -274,6 +291,11 @@ public final class Runner: Sendable {
             exitCode: exitCode, error: error, duration: duration)
         transition.reason = reason(index, from: from, to: to, in: book)
         transition.executorJob = book.operations[index]?.executorJob
+        if to == .executing, showsResources, !book.plan.tasks[index].isFanOut, !book.plan.isUpToDateBeforeRun(index) {
+            let held = book.plan.holding(of: index)
+            transition.resources = limitedResources.amounts(slots: held.slots, demands: held.demands)
+            if from == .failed { transition.resourcesNote = book.operations[index]?.resourcesNote }
+        }
         if from == .executing { transition.executorState = book.operations[index]?.executorState }
         if to.isTerminal, !book.cacheKeys.isEmpty, task.spec.isCached { transition.cacheKey = book.cacheKeys[index] }
         return transition

@@ -19,9 +19,12 @@ public struct TaskAttempt: Sendable, Equatable {
     public var error: String?
     /// The last lines of the task's log, kept for a failure so a later run's log cannot replace them.
     public var logTail: [String]
+    /// What it held (`TaskTransition.resources`), when the pipeline declares resources.
+    public var resources: Resources?
 
     public init(task: TaskID, attempt: Int, queue: String, slot: Int, start: Double, end: Double? = nil,
-                outcome: TaskState = .executing, exitCode: Int32? = nil, error: String? = nil, logTail: [String] = []) {
+                outcome: TaskState = .executing, exitCode: Int32? = nil, error: String? = nil, logTail: [String] = [],
+                resources: Resources? = nil) {
         self.task = task
         self.attempt = attempt
         self.queue = queue
@@ -32,6 +35,7 @@ public struct TaskAttempt: Sendable, Equatable {
         self.exitCode = exitCode
         self.error = error
         self.logTail = logTail
+        self.resources = resources
     }
 }
 
@@ -71,7 +75,7 @@ public struct TaskAttemptLog: Sendable {
             if slot == lanes.count { lanes.append(true) } else { lanes[slot] = true }
             open[transition.task] = recorded.count
             recorded.append(TaskAttempt(task: transition.task, attempt: transition.attempt, queue: transition.queue,
-                                        slot: slot, start: transition.elapsed))
+                                        slot: slot, start: transition.elapsed, resources: transition.resources))
         }
     }
 

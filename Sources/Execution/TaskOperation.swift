@@ -56,6 +56,10 @@ final class TaskOperation: Operation, @unchecked Sendable {
     var outcomeWithoutRunning: Plan.Outcome?
     /// The running attempt.
     var handle: (any TaskExecution)?
+    /// Its retry waits for the Plan to give it what the next attempt holds (`Plan.retry(_:holding:)`).
+    var waitsForRoom = false
+    /// What the next attempt asked beyond a total, for its transition into `executing`.
+    var resourcesNote: String?
     /// The executor's job of the latest attempt (a Slurm job or step), for its transitions.
     var executorJob: String?
     /// How the executor's scheduler ended the latest attempt (Slurm's `OUT_OF_MEMORY`), when it says.

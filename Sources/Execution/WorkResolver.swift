@@ -164,6 +164,8 @@ final class WorkResolver: Sendable {
         // rendered here are the same for every attempt.
         context.attempt = attempt
         let paths = try declaredPaths(of: spec, in: context)
+        // What this attempt holds: a retry's `retry_scale` may have changed it (docs/pipeline.md, "Retries").
+        let cpus = min(spec.resources(attempt: attempt)?.cpus ?? 1, max(configuration.jobs, 1))
         let work: TaskWork.Work
         var processLimit: Int?
         switch paths.step {
@@ -172,7 +174,7 @@ final class WorkResolver: Sendable {
                           concurrently: concurrently)
             // The Plan gave a parallel task this many `--jobs` slots (its weight, `cpus` a process); more
             // processes would exceed them.
-            if concurrently { processLimit = max(1, min(commands.count, configuration.jobs / (spec.resources?.cpus ?? 1))) }
+            if concurrently { processLimit = max(1, min(commands.count, configuration.jobs / cpus)) }
         case .download(let download, let destination):
             let url = try download.url.rendered(in: context)
             work = .download(url: url, destination: String.absolute(destination, in: directory), sha256: download.sha256, maxBytes: download.maxBytes)
@@ -185,7 +187,7 @@ final class WorkResolver: Sendable {
             logPath: logPath, processLimit: processLimit,
             sharedEnvironment: spec.environment.isEmpty && own.isEmpty ? baseEnvironmentBlock : nil)
         taskWork.isInteractive = spec.isInteractive
-        taskWork.cpus = spec.resources?.cpus ?? 1
+        taskWork.cpus = cpus
         // Asked before the first attempt only: a retry repeats what was agreed to.
         taskWork.prompt = configuration.answersPrompts || attempt > 1 ? nil : spec.prompt
         return (taskWork, paths.inputs, paths.outputs)

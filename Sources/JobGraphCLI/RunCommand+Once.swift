@@ -40,7 +40,8 @@ extension RunCommand {
                                               output: output ?? graph.pipeline.output ?? .prefixed, explains: explain, failures: writeFailures,
                                               terminalTasks: Set(graph.nodes.filter(\.spec.runsAlone).map(\.id)), handoff: session.handoff,
                                               resourceUse: graph.pipeline.declaresResources
-                                                  ? ResourceUse(graph: graph, totals: configuration.resources, jobs: configuration.jobs) : nil))
+                                                  ? ResourceUse(totals: ResourceTotal.list(jobs: configuration.jobs, totals: configuration.resources,
+                                                                                           sources: configuration.resourceSources)) : nil))
         let summary = try await PipelineRun.run(graph, configuration: configuration, executor: executor, history: session.store,
                                                 observers: observers, control: session.control, isNested: session.isNested,
                                                 stopsLeftBehindProcesses: true,

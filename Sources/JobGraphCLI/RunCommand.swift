@@ -115,6 +115,9 @@ struct RunCommand: AsyncParsableCommand {
         configuration.answersPrompts = yes
         let option = try? resources.map(Resources.parseOption)?.get()  // checked in `validate`
         configuration.resources = Resources.totals(declared: graph.pipeline.resources, option: option, machineMemory: MachineMemory.total)
+        for total in configuration.resources.amounts {
+            configuration.resourceSources[total.name] = TotalSource(of: total.name, declared: graph.pipeline.resources, option: option)
+        }
         if case let diagnostics = Resources.excessDiagnostics(of: graph.nodes.lazy.map(\.spec), totals: configuration.resources,
                                                               declared: graph.pipeline.resources, option: option, jobs: configuration.jobs),
            diagnostics.hasErrors {

@@ -128,8 +128,10 @@ public struct Resources: Hashable, Sendable {
 
 extension TaskSpec {
     /// The `--jobs` slots the task holds while it executes: its `cpus`, once per command of a `parallel` group.
-    public var slotCount: Int {
-        let cpus = resources?.cpus ?? 1
+    public var slotCount: Int { slotCount(cpus: resources?.cpus ?? 1) }
+
+    /// The `--jobs` slots a task holding `cpus` per process holds: once per command of a `parallel` group.
+    public func slotCount(cpus: Int) -> Int {
         if case .parallel(let commands) = action { return cpus * max(1, commands.count) }
         return cpus
     }
@@ -166,22 +168,53 @@ extension Resources {
         for task in tasks {
             guard let resources = task.resources else { continue }
             for amount in resources.amounts {
-                let total: Int64?, source: String
-                if amount.name == cpus {
-                    (total, source) = (Int64(jobs), "'--jobs' \(jobs)")
-                } else if let given = option?[amount.name] {
-                    (total, source) = (given, "'--resources \(amount.name)=\(text(given, of: amount.name))'")
-                } else if let declared = declared?[amount.name] {
-                    (total, source) = (declared, "the top-level 'resources' (\(amount.name): \(text(declared, of: amount.name)))")
-                } else {
-                    (total, source) = (totals[amount.name], "the machine's memory, \(totals[amount.name].map { text($0, of: amount.name) } ?? "")")
-                }
+                let total = amount.name == cpus ? Int64(jobs) : totals[amount.name]
                 guard let total, amount.value > total, let location = amount.location, seen.insert(location).inserted else { continue }
+                let source = TotalSource(of: amount.name, declared: declared, option: option)
                 diagnostics.error(
-                    "task '\(task.id.rawValue)' asks for \(amount.name) \(text(amount.value, of: amount.name)), more than the total: \(source)",
+                    "task '\(task.id.rawValue)' asks for \(amount.name) \(text(amount.value, of: amount.name)), more than the total: "
+                        + source.text(name: amount.name, total: total),
                     at: location)
             }
         }
         return diagnostics
+    }
+}
+
+/// Where a run's total of one resource comes from (docs/pipeline.md, "Resources"); the raw values are
+/// what `state.db` keeps (docs/state.md).
+public enum TotalSource: String, Sendable, CaseIterable {
+    /// `cpus`: its total is `--jobs`.
+    case jobs
+    /// `--resources NAME=AMOUNT`.
+    case option
+    /// The file's top-level `resources`.
+    case file
+    /// `mem` that neither gives: the machine's memory.
+    case machine
+
+    /// Where the total of `name` comes from, the same way `Resources.totals` chose it: `--resources` over
+    /// the file, the machine's memory for a `mem` neither gives.
+    public init(of name: String, declared: Resources?, option: Resources?) {
+        if name == Resources.cpus {
+            self = .jobs
+        } else if option?[name] != nil {
+            self = .option
+        } else if declared?[name] != nil {
+            self = .file
+        } else {
+            self = .machine
+        }
+    }
+
+    /// `'--jobs' 4`, `'--resources mem=1G'`, `the top-level 'resources' (gpus: 2)`, `the machine's memory, 31G`.
+    public func text(name: String, total: Int64) -> String {
+        let amount = Resources.text(total, of: name)
+        return switch self {
+        case .jobs: "'--jobs' \(amount)"
+        case .option: "'--resources \(name)=\(amount)'"
+        case .file: "the top-level 'resources' (\(name): \(amount))"
+        case .machine: "the machine's memory, \(amount)"
+        }
     }
 }

@@ -57,6 +57,25 @@ public struct RetryScale: Hashable, Sendable {
     public func time(_ seconds: Double, attempt: Int) -> Double {
         min(Self.scaled(seconds, by: time, attempt: attempt), DurationText.longestSeconds)
     }
+
+    /// The CPUs attempt `attempt` asks for, `count` on the first: rounded up, from 1 to 4096 (the most
+    /// `cpus` a file may give). The one rule for a local attempt's `resources` and a Slurm request alike.
+    public func cpus(_ count: Int64, attempt: Int) -> Int64 {
+        Self.scaledAmount(count, by: cpus, attempt: attempt, atMost: Resources.mostCPUs)
+    }
+
+    /// The memory attempt `attempt` asks for, `amount` on the first (in any unit: bytes locally,
+    /// megabytes for Slurm): rounded up, from 1 to `atMost`. The one rule for both, as `cpus(_:attempt:)`.
+    public func memory(_ amount: Int64, attempt: Int, atMost: Int64) -> Int64 {
+        Self.scaledAmount(amount, by: mem, attempt: attempt, atMost: atMost)
+    }
+
+    private static func scaledAmount(_ amount: Int64, by factor: Double, attempt: Int, atMost most: Int64) -> Int64 {
+        guard factor != 1, attempt > 1 else { return amount }
+        // Bounded as a Double first: a factor of 1000 over many retries would not fit an Int64.
+        let scaled = min(Self.scaled(Double(amount), by: factor, attempt: attempt).rounded(.up), Double(most))
+        return max(Int64(scaled), 1)
+    }
 }
 
 extension TaskSpec {
@@ -80,16 +99,30 @@ extension SlurmSpec {
         guard let scale, attempt > 1 else { return self }
         var spec = self
         if let megabytes = memoryMegabytes, scale.mem != 1 {
-            // Up to a petabyte: beyond it no cluster has the memory, and the conversion to Int could trap.
-            let scaled = min(RetryScale.scaled(Double(megabytes), by: scale.mem, attempt: attempt).rounded(.up), 1e9)
-            spec.mem = "\(max(Int(scaled), 1))M"
+            // Up to a petabyte: beyond it no cluster has the memory.
+            spec.mem = "\(scale.memory(Int64(megabytes), attempt: attempt, atMost: 1_000_000_000))M"
         }
         if let time { spec.time = scale.time(time, attempt: attempt) }
-        if scale.cpus != 1 {
-            // 4096 is the most `cpus` a file may give.
-            let scaled = min(RetryScale.scaled(Double(cpus ?? 1), by: scale.cpus, attempt: attempt).rounded(.up), 4096)
-            spec.cpus = max(Int(scaled), 1)
-        }
+        if scale.cpus != 1 { spec.cpus = Int(scale.cpus(Int64(cpus ?? 1), attempt: attempt)) }
         return spec
+    }
+}
+
+extension TaskSpec {
+    /// What attempt `attempt` (1-based) asks for: `resources` with `cpus` and `mem` multiplied by
+    /// `retry_scale` once per retry (an unset `cpus` counts as 1; an unset `mem` stays unset), as a
+    /// Slurm request is (`SlurmSpec.scaled`); `nil` when the task declares none and no retry scales its `cpus`.
+    public func resources(attempt: Int) -> Resources? {
+        guard let scale = retryScale, attempt > 1, scale.cpus != 1 || scale.mem != 1 else { return resources }
+        var scaled = resources ?? Resources()
+        if scale.cpus != 1 {
+            let amount = Resources.Amount(name: Resources.cpus, value: scale.cpus(Int64(scaled.cpus), attempt: attempt))
+            scaled = scaled.overridden(by: Resources([amount]))
+        }
+        if let bytes = scaled[Resources.memory], scale.mem != 1 {
+            let amount = Resources.Amount(name: Resources.memory, value: scale.memory(bytes, attempt: attempt, atMost: Resources.mostAmount))
+            scaled = scaled.overridden(by: Resources([amount]))
+        }
+        return scaled
     }
 }

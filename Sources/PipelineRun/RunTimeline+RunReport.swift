@@ -20,6 +20,6 @@ extension RunTimeline {
             counts: [("succeeded", counts.succeeded), ("failed", counts.failed), ("up-to-date", counts.upToDate), ("restored", counts.restored),
                      ("skipped", counts.skipped), ("cancelled", counts.cancelled), ("unfinished", counts.unfinished)],
             attempts: attempts, criticalPath: criticalPath,
-            finalStates: Dictionary(tasks.map { ($0.task, $0.state) }, uniquingKeysWith: { $1 }))
+            finalStates: Dictionary(tasks.map { ($0.task, $0.state) }, uniquingKeysWith: { $1 }), resources: resources)
     }
 }

@@ -69,6 +69,11 @@ public final class JSONLinesReporter: RunObserver {
             line.add("version", JobGraphVersion.current)
             line.add("tasks", start.taskCount)
             line.add("jobs", start.jobs)
+            if let totals = start.resources {
+                var object = JSONObjectWriter()
+                for total in totals { object.add(total.name, total.total) }
+                line.add("resources", json: object.object)
+            }
             emit(line)
         case .transition(let transition):
             var line = header(time: transition.time, elapsed: transition.elapsed, event: "transition")
@@ -84,6 +89,12 @@ public final class JSONLinesReporter: RunObserver {
             line.addIfPresent("slurm_job", transition.executorJob)
             line.addIfPresent("cache_key", transition.cacheKey)
             line.addIfPresent("slurm_state", transition.executorState)
+            if let resources = transition.resources {
+                var object = JSONObjectWriter()
+                for amount in resources.amounts { object.add(amount.name, amount.value) }
+                line.add("resources", json: object.object)
+            }
+            line.addIfPresent("resources_note", transition.resourcesNote)
             emit(line)
         case .progress(let task, let bytes, let total):
             let time = now()

@@ -1,45 +1,33 @@
 import Execution
 import PipelineModel
-import TaskGraph
 
-/// What the executing tasks hold against the run's totals, for the live board: `cpus 2/2 · mem 12G/32G ·
-/// gpus 1/2` (docs/pipeline.md, "Resources"). Made only for a pipeline that declares resources.
+/// What the executing attempts hold against the run's totals: the live board's `cpus 2/2 · mem 12G/32G ·
+/// gpus 1/2`, and the report's peaks (docs/pipeline.md, "Resources"). Made only for a pipeline that declares
+/// resources. What an attempt holds is what its transition into `executing` says (`TaskTransition.resources`,
+/// the Plan's own amounts, a retry's scaled ones included).
 public struct ResourceUse: Sendable {
     /// `cpus` (total `--jobs`) first, then each limited resource, in the order of the totals.
     private let names: [String]
     private let totals: [Int64]
-    /// Per task that holds anything: its amount of each name.
-    private let amounts: [TaskID: [Int64]]
-    /// Per dynamic fan-out: what each of its items (`map[3]`) holds; the fan-out itself holds nothing.
-    private let itemAmounts: [TaskID: [Int64]]
-    private var inUse: [Int64]
-    private var holders: Set<TaskID> = []
+    private(set) var inUse: [Int64]
+    /// Per task executing: what it holds, by position in `names`.
+    private var held: [TaskID: [Int64]] = [:]
 
-    /// - Parameters:
-    ///   - totals: `RunConfiguration.resources`.
-    ///   - jobs: `--jobs`, the total of `cpus`.
-    public init(graph: TaskGraph, totals: Resources, jobs: Int) {
-        let limited = totals.amounts.filter { $0.name != Resources.cpus }
-        names = [Resources.cpus] + limited.map(\.name)
-        self.totals = [Int64(jobs)] + limited.map(\.value)
-        inUse = Array(repeating: 0, count: names.count)
-        var amounts: [TaskID: [Int64]] = [:], itemAmounts: [TaskID: [Int64]] = [:]
-        for node in graph.nodes {
-            // As the Plan counts them: slots at most `--jobs`, each amount at most its total.
-            let row = [Int64(min(node.spec.slotCount, jobs))]
-                + limited.map { min(node.spec.resources?[$0.name] ?? 0, $0.value) }
-            if node.isDynamicFanOut { itemAmounts[node.id] = row } else { amounts[node.id] = row }
-        }
-        self.amounts = amounts
-        self.itemAmounts = itemAmounts
+    /// - Parameter totals: the run's, `cpus` first (`ResourceTotal.list`, or a run's record).
+    public init(totals: [ResourceTotal]) {
+        names = totals.map(\.name)
+        self.totals = totals.map(\.total)
+        inUse = Array(repeating: 0, count: totals.count)
     }
 
-    /// Follows one transition: a task holds its amounts while it executes.
+    /// Follows one transition: a task holds what its transition into `executing` says until it leaves
+    /// `executing` (a retry's transition back into it says what the next attempt holds).
     mutating func record(_ transition: TaskTransition) {
-        if transition.to == .executing, let row = amounts(of: transition.task), holders.insert(transition.task).inserted {
-            for index in row.indices { inUse[index] += row[index] }
-        } else if transition.to != .executing, holders.remove(transition.task) != nil, let row = amounts(of: transition.task) {
-            for index in row.indices { inUse[index] -= row[index] }
+        if transition.from == .executing, let row = held.removeValue(forKey: transition.task) { release(row) }
+        if transition.to == .executing, let resources = transition.resources {
+            let row = self.row(of: resources)
+            held[transition.task] = row
+            hold(row)
         }
     }
 
@@ -50,10 +38,41 @@ public struct ResourceUse: Sendable {
         }.joined(separator: " · ")
     }
 
-    private func amounts(of task: TaskID) -> [Int64]? {
-        if let row = amounts[task] { return row }
-        // An item of a dynamic fan-out, `map[3]`, holds what its fan-out task asks.
-        guard task.rawValue.hasSuffix("]"), let bracket = task.rawValue.lastIndex(of: "[") else { return nil }
-        return itemAmounts[TaskID(String(task.rawValue[..<bracket]))]
+    /// The most of each total (in their order) that `attempts` held at once, each holding its `resources`
+    /// from its start to its end; one that never ended (its run was killed) holds them to the last moment.
+    /// An attempt that ends at the instant another starts is not beside it.
+    public static func peaks(of attempts: some Sequence<TaskAttempt>, totals: [ResourceTotal]) -> [Int64] {
+        var use = ResourceUse(totals: totals)
+        var changes: [(time: Double, isHold: Bool, row: [Int64])] = []
+        for attempt in attempts {
+            guard let resources = attempt.resources else { continue }
+            let row = use.row(of: resources)
+            changes.append((attempt.start, true, row))
+            changes.append((attempt.end ?? .infinity, false, row))
+        }
+        changes.sort { ($0.time, $0.isHold ? 1 : 0) < ($1.time, $1.isHold ? 1 : 0) }
+        var peaks = use.inUse
+        for change in changes {
+            if change.isHold {
+                use.hold(change.row)
+                for index in peaks.indices { peaks[index] = max(peaks[index], use.inUse[index]) }
+            } else {
+                use.release(change.row)
+            }
+        }
+        return peaks
+    }
+
+    /// `resources` by position in `names`; a name the totals do not have counts for nothing.
+    private func row(of resources: Resources) -> [Int64] {
+        names.map { resources[$0] ?? 0 }
+    }
+
+    private mutating func hold(_ row: [Int64]) {
+        for index in row.indices { inUse[index] += row[index] }
+    }
+
+    private mutating func release(_ row: [Int64]) {
+        for index in row.indices { inUse[index] -= row[index] }
     }
 }

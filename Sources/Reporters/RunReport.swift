@@ -25,10 +25,13 @@ public struct RunReport: Sendable {
     public var criticalPath: [TaskID]
     /// How each task ended.
     public var finalStates: [TaskID: TaskState]
+    /// The run's resource totals, `cpus` first, when its pipeline declared resources (and a jobgraph that
+    /// keeps them ran it): only then does the page show resources.
+    public var resources: [ResourceTotal]?
 
     public init(pipeline: String, run: String, startedAt: Date, wallTime: Double?, outcome: String, jobs: Int?,
                 counts: [(state: String, count: Int)], attempts: [TaskAttempt], criticalPath: [TaskID],
-                finalStates: [TaskID: TaskState]) {
+                finalStates: [TaskID: TaskState], resources: [ResourceTotal]? = nil) {
         self.pipeline = pipeline
         self.run = run
         self.startedAt = startedAt
@@ -39,6 +42,7 @@ public struct RunReport: Sendable {
         self.attempts = attempts
         self.criticalPath = criticalPath
         self.finalStates = finalStates
+        self.resources = resources
     }
 
     /// Lanes in the timeline: the run's `--jobs`, or more when attempts needed more (services run beside

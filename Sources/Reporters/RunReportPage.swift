@@ -57,6 +57,7 @@ public struct RunReportPage {
             """
         page += header()
         page += section("Timeline", id: "timeline", timeline())
+        if let totals = report.resources { page += section("Resources", id: "resources", resources(totals)) }
         page += section("Critical path", id: "critical-path", criticalPath())
         page += section("Slowest tasks", id: "slowest", slowest())
         page += section("Failures", id: "failures", failures())
@@ -148,6 +149,38 @@ public struct RunReportPage {
         return "<div class=\"scroll\">\n" + svg + "</div>\n" + legend
     }
 
+    /// Each total beside the most of it the attempts held at once, and where it comes from; each attempt's
+    /// own amounts are in its bar's details and in the tables below.
+    private func resources(_ totals: [ResourceTotal]) -> String {
+        let peaks = ResourceUse.peaks(of: report.attempts, totals: totals)
+        var table = "<table class=\"resources\">\n<tr><th>resource</th><th>peak in use</th><th>total</th><th>from</th></tr>\n"
+        for (index, total) in totals.enumerated() {
+            let share = total.total > 0 ? min(100, Double(peaks[index]) / Double(total.total) * 100) : 0
+            table += "<tr data-resource=\"\(Self.escape(total.name))\"><td>\(Self.escape(total.name))</td>"
+                + "<td class=\"peak\"><span class=\"meter\"><i style=\"width:\(Self.number(share))%\"></i></span>"
+                + "\(Self.escape(Resources.text(peaks[index], of: total.name)))</td>"
+                + "<td class=\"total\">\(Self.escape(Resources.text(total.total, of: total.name)))</td>"
+                + "<td>\(Self.escape(Self.origin(of: total.source)))</td></tr>\n"
+        }
+        return table + "</table>\n"
+    }
+
+    /// Where a total comes from, in the report's words.
+    private static func origin(of source: TotalSource?) -> String {
+        switch source {
+        case .jobs: "--jobs"
+        case .option: "--resources"
+        case .file: "the pipeline's resources"
+        case .machine: "the machine's memory"
+        case nil: "not recorded"
+        }
+    }
+
+    /// `cpus 2 · mem 8G`: what an attempt held.
+    private static func amounts(of attempt: TaskAttempt) -> String? {
+        attempt.resources.map { $0.amounts.map { "\($0.name) \(Resources.text($0.value, of: $0.name))" }.joined(separator: " · ") }
+    }
+
     private func criticalPath() -> String {
         guard !report.criticalPath.isEmpty else { return "<p class=\"muted\">None recorded.</p>\n" }
         var durations: [TaskID: Double] = [:]
@@ -164,11 +197,14 @@ public struct RunReportPage {
             .sorted { ($0.end! - $0.start, $1.task.rawValue) > ($1.end! - $1.start, $0.task.rawValue) }
             .prefix(10)
         guard !ended.isEmpty else { return "<p class=\"muted\">No attempt ended.</p>\n" }
-        var table = "<table>\n<tr><th>task</th><th>attempt</th><th>queue</th><th>slot</th><th>duration</th><th>outcome</th></tr>\n"
+        let showsResources = report.resources != nil
+        var table = "<table>\n<tr><th>task</th><th>attempt</th><th>queue</th><th>slot</th><th>duration</th><th>outcome</th>"
+            + (showsResources ? "<th>resources</th>" : "") + "</tr>\n"
         for attempt in ended {
             table += "<tr><td>\(Self.escape(attempt.task.rawValue))</td><td>\(attempt.attempt)</td><td>\(Self.escape(attempt.queue))</td>"
                 + "<td>\(attempt.slot + 1)</td><td>\(Self.seconds(attempt.end! - attempt.start))</td>"
-                + "<td><i class=\"dot\" style=\"background:\(Self.color(of: attempt.outcome))\"></i>\(attempt.outcome.rawValue)</td></tr>\n"
+                + "<td><i class=\"dot\" style=\"background:\(Self.color(of: attempt.outcome))\"></i>\(attempt.outcome.rawValue)</td>"
+                + (showsResources ? "<td>\(Self.escape(Self.amounts(of: attempt) ?? ""))</td>" : "") + "</tr>\n"
         }
         return table + "</table>\n"
     }
@@ -184,6 +220,7 @@ public struct RunReportPage {
                 line += "attempt \(last.attempt)"
                 if let exitCode = last.exitCode { line += " · exit code \(exitCode)" }
                 if let error = last.error { line += " · \(Self.escape(error))" }
+                if let amounts = Self.amounts(of: last) { line += " · held \(Self.escape(amounts))" }
             } else {
                 line += "failed without executing"
             }
@@ -282,6 +319,7 @@ public struct RunReportPage {
                      attempt.end.map { "duration \(seconds($0 - attempt.start))" } ?? "never ended",
                      attempt.exitCode.map { "exit code \($0)" }, "queue \(attempt.queue)", attempt.outcome.rawValue].compactMap { $0 }
         if let error = attempt.error { parts.append(error) }
+        if let amounts = amounts(of: attempt) { parts.append("held " + amounts) }
         return parts.joined(separator: " · ")
     }
 
@@ -341,6 +379,8 @@ public struct RunReportPage {
         .chip { display: inline-block; background: #f1f5f9; border: 2px solid #111827; border-radius: 4px; padding: 1px 6px; }
         .chip small { color: #64748b; margin-left: 4px; }
         table { border-collapse: collapse; } th, td { text-align: left; padding: 3px 12px 3px 0; border-bottom: 1px solid #e2e8f0; }
+        .meter { display: inline-block; width: 80px; height: 8px; background: #e2e8f0; border-radius: 2px; margin-right: 6px; }
+        .meter i { display: block; height: 100%; background: #0d9488; border-radius: 2px; }
         pre.log { background: #0f172a; color: #e2e8f0; padding: 8px 12px; border-radius: 4px; overflow-x: auto; max-height: 240px; }
         g.node rect { stroke: #475569; stroke-width: 1; } g.node.critical rect { stroke: #111827; stroke-width: 3; }
         path.edge { fill: none; stroke: #94a3b8; stroke-width: 1.5; }

@@ -79,6 +79,10 @@ enum RunText {
             detail()
             bytes += error.utf8
         }
+        if let note = transition.resourcesNote {
+            detail()
+            bytes += note.utf8
+        }
         // `executing -> up-to-date` says it already.
         if showsReason, let reason = transition.reason, reason != transition.to.rawValue {
             detail()

@@ -13,6 +13,7 @@ public final class AttemptRecorder: RunObserver {
     private let run: RunID
     private var log: TaskAttemptLog
     private var jobs = 1
+    private var resources: [ResourceTotal]?
     /// Told how many rows could not be written, and why: the run's `RunRecorder`, so the user hears of a
     /// failing history once, not once per writer.
     private let lost: (Int, any Error) -> Void
@@ -43,12 +44,13 @@ public final class AttemptRecorder: RunObserver {
         switch event {
         case .started(let start):
             jobs = start.jobs
+            resources = start.resources
         case .transition(let transition):
             log.record(transition)
         case .finished(let summary):
             for failure in summary.failures { log.attachLogTail(failure.lastLines, to: failure.id) }
             do {
-                try store.recordAttempts(log.attempts, run: run, jobs: jobs, criticalPath: summary.criticalPath)
+                try store.recordAttempts(log.attempts, run: run, jobs: jobs, criticalPath: summary.criticalPath, resources: resources)
             } catch {
                 lost(log.attempts.reduce(0) { count, _ in count + 1 }, error)
             }

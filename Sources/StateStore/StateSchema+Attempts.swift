@@ -20,3 +20,19 @@ extension StateSchema {
         ) WITHOUT ROWID;
         """
 }
+
+extension StateSchema {
+    /// Version 10 to 11: what `jobgraph report` shows of resources (docs/pipeline.md, "Resources"), for a
+    /// run whose pipeline declares them: its totals with where each comes from, and what each attempt held.
+    static let resourcesMigration = """
+        CREATE TABLE run_resources (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,     -- 0 for cpus, then in the order of the totals
+            name TEXT NOT NULL,
+            total INTEGER NOT NULL,        -- bytes for mem
+            source TEXT,                   -- where the total comes from: jobs, option (--resources), file, machine
+            PRIMARY KEY (run_id, position)
+        ) WITHOUT ROWID;
+        ALTER TABLE task_attempts ADD COLUMN resources TEXT;  -- what it held: 'cpus=2,mem=2147483648' (mem in bytes)
+        """
+}

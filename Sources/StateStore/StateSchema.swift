@@ -67,8 +67,7 @@ enum StateSchema {
         withoutReplayMigration,
         namespaceMigration,
         slurmJobsMigration,
-        // Version 11 belongs to a change made beside this one; the merge orders the two.
-        "",
+        resourcesMigration,
         slurmJobKindsMigration,
     ]
 

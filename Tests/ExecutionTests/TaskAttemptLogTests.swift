@@ -11,6 +11,20 @@ import PipelineModel
                        attempt: attempt, queue: "q", exitCode: exitCode, error: error)
     }
 
+    @Test func eachAttemptKeepsWhatItsTransitionIntoExecutingSaysItHeld() {
+        var log = TaskAttemptLog()
+        var first = transition("a", .ready, .executing, at: 0)
+        first.resources = Resources([.init(name: "cpus", value: 1), .init(name: "mem", value: 1 << 30)])
+        var retry = transition("a", .failed, .executing, at: 1, attempt: 2)
+        retry.resources = Resources([.init(name: "cpus", value: 1), .init(name: "mem", value: 2 << 30)])
+        log.record(first)
+        log.record(transition("a", .executing, .failed, at: 1, exitCode: 1))
+        log.record(retry)
+        log.record(transition("a", .executing, .succeeded, at: 2, exitCode: 0))
+        log.record(transition("b", .ready, .executing, at: 2))
+        #expect(Array(log.attempts).map(\.resources) == [first.resources, retry.resources, nil])
+    }
+
     @Test func lanesAreReusedLowestFirstAndRetriesAreAttemptsOfTheirOwn() {
         var log = TaskAttemptLog(ignoring: ["fan"])
         log.record(transition("a", .ready, .executing, at: 0))

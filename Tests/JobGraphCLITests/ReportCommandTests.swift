@@ -61,6 +61,61 @@ struct ReportCommandTests {
         #expect(lanesWithBars >= 3, "bars in only \(lanesWithBars) lanes")
     }
 
+    /// Resources in the report (docs/cli.md, "report"): each total with where it comes from and the peak
+    /// the attempts held at once, each attempt's amounts beside it, seen in Chromium. `hold` runs until the
+    /// second attempt of `grow` (twice the memory) has begun, so the two overlap: the peak is known.
+    @Test(.enabled(if: Chromium.path != nil, "chromium is not installed (Debian package 'chromium'; .ci/install-deps --with-test-tools installs it)"))
+    func theReportShowsResourcesInUseAgainstTheTotalsInChromium() async throws {
+        let directory = try ScratchDirectory("jobgraph-report-resources")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            resources: {gpus: 1}
+            tasks:
+              grow: {run: '[ "$JOBGRAPH_ATTEMPT" = 2 ] && touch grown', retries: 1, retry_delay: 0, retry_scale: {mem: 2},
+                     resources: {mem: 1G}}
+              hold: {run: 'while [ ! -f grown ]; do sleep 0.05; done', resources: {mem: 1G}}
+            """, to: "p.yaml")
+        let run = try await JobGraphBinary.run(["run", "p.yaml", "--jobs", "2", "--resources", "mem=3G", "--events", "e.jsonl"], in: directory)
+        #expect(run.status == 0, "\(run.standardError)")
+        _ = await EventSchemaTests.validate(["e.jsonl"], in: directory)
+        let events = try EventSchemaTests.objects(directory.read("e.jsonl"))
+        #expect(ResourcesRunTests.mostHeld("mem", in: events) == 3 << 30)
+        let report = try await JobGraphBinary.run(["report", "p.yaml", "-o", "report.html"], in: directory)
+        #expect(report.status == 0, "\(report.standardError)")
+
+        let dom = try await Chromium.run(["--dump-dom", "file://" + directory.file("report.html")], in: directory)
+        #expect(dom.output.contains("data-script=\"ok\""), "the page's script did not run to its end")
+        #expect(dom.consoleLines.isEmpty, "console: \(dom.consoleLines)")
+        #expect(dom.output.contains("<h2>Resources</h2>"))
+        let rows = Self.resourceRows(in: dom.output)
+        // `cpus` first, then the file's totals, then what only `--resources` gives.
+        #expect(rows == [["cpus", "2", "2", "--jobs"], ["gpus", "0", "1", "the pipeline's resources"], ["mem", "3G", "3G", "--resources"]],
+                "\(rows)")
+        // Each attempt's amounts: the retry's twice the first's.
+        #expect(dom.output.contains("grow · attempt 2 · duration"), "\(dom.output)")
+        #expect(dom.output.contains("held cpus 1 · mem 2G\"") && dom.output.contains("held cpus 1 · mem 1G\""), "\(dom.output)")
+
+        // A pipeline that declares no resources gets none of it.
+        try directory.write("version: 1\ntasks:\n  a: {run: \"true\"}\n", to: "p.yaml")
+        #expect(try await JobGraphBinary.run(["run", "p.yaml"], in: directory).status == 0)
+        #expect(try await JobGraphBinary.run(["report", "p.yaml", "-o", "plain.html"], in: directory).status == 0)
+        #expect(directory.read("plain.html")?.contains("<h2>Resources</h2>") == false)
+    }
+
+    /// The cells of the Resources table's rows, tags and the meter left out: name, peak, total, origin.
+    static func resourceRows(in html: String) -> [[String]] {
+        html.components(separatedBy: "<tr data-resource=").dropFirst().map { row in
+            let body = row.components(separatedBy: "</tr>")[0]
+            return body.components(separatedBy: "<td").dropFirst().map { cell in
+                let inner = cell.components(separatedBy: "</td>")[0]
+                // Text only: drop every tag.
+                return inner.replacingOccurrences(of: "^[^>]*>", with: "", options: .regularExpression)
+                    .replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
+            }
+        }
+    }
+
     @Test func aPipelineWithoutRunsOrWithoutThatRunIsAnErrorNamingHistory() async throws {
         let directory = try ScratchDirectory("jobgraph-report")
         defer { directory.remove() }

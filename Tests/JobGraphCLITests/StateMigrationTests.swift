@@ -84,7 +84,7 @@ struct StateMigrationTests {
             print(",".join(row[1] for row in database.execute("PRAGMA table_info(runs)")))
             print(database.execute("PRAGMA integrity_check").fetchone()[0])
             """, in: folder).split(separator: "\n") == [
-                "12", "files,runs,slurm_jobs,slurm_runs,task_attempts,task_fingerprints,task_inputs,task_runs", "0", "runs_by_pipeline",
+                "12", "files,run_resources,runs,slurm_jobs,slurm_runs,task_attempts,task_fingerprints,task_inputs,task_runs", "0", "runs_by_pipeline",
                 "id,pipeline,started_at,ended_at,outcome,task_count,jobs,critical_path,nested_in", "ok",
             ])
     }

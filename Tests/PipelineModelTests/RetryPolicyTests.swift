@@ -71,6 +71,31 @@ import Testing
         #expect(scale.time(60, attempt: 3) == 135)
     }
 
+    @Test func aRetrysResourcesAreScaledByTheRuleSlurmsRequestFollows() throws {
+        let loaded = load("""
+            version: 1
+            tasks:
+              align: {run: make, retry_scale: {mem: 1.5, cpus: 2}, resources: {mem: 1G, gpus: 1}}
+              bare: {run: make, retry_scale: {mem: 2, cpus: 3}}
+              timed: {run: make, retry_scale: {time: 2}, resources: {cpus: 2}}
+            """)
+        #expect(loaded.lines == [])
+        let align = try #require(loaded.task("align"))
+        #expect(align.resources(attempt: 1) == align.resources)
+        let third = try #require(align.resources(attempt: 3))
+        // 1G × 1.5² is 2.25G; cpus, unset, count as 1; `gpus` has no factor.
+        #expect(third["mem"] == (9 << 30) / 4 && third["cpus"] == 4 && third["gpus"] == 1)
+        // The same rule as Slurm's `--mem` and `--cpus-per-task` for that attempt.
+        let slurm = SlurmSpec().requesting(try #require(align.resources)).scaled(by: align.retryScale, attempt: 3)
+        #expect(slurm.mem == "2304M" && slurm.cpus == 4)
+        // An unset `mem` stays unset.
+        #expect(try #require(loaded.task("bare")).resources(attempt: 2) == Resources([.init(name: "cpus", value: 3)]))
+        #expect(try #require(loaded.task("timed")).resources(attempt: 4)?.cpus == 2)
+        // Capped at 4096 CPUs and the largest amount.
+        let huge = RetryScale(mem: 1000, cpus: 1000)
+        #expect(huge.cpus(1, attempt: 50) == 4096 && huge.memory(1 << 30, attempt: 50, atMost: Resources.mostAmount) == Resources.mostAmount)
+    }
+
     @Test func scaledValuesStopAtTheirLimits() {
         let scale = RetryScale(mem: 1000, time: 1000, cpus: 1000)
         let scaled = SlurmSpec(time: 3600, cpus: 1, mem: "1T").scaled(by: scale, attempt: 100)

@@ -102,11 +102,12 @@ enum Events {
 
     static func transition(_ task: TaskID, _ from: TaskState, _ to: TaskState, at elapsed: Double, attempt: Int = 1,
                            queue: String = "default", exitCode: Int32? = nil, error: String? = nil,
-                           duration: Double? = nil, reason: String? = nil) -> RunEvent {
+                           duration: Double? = nil, reason: String? = nil, resources: Resources? = nil) -> RunEvent {
         var transition = TaskTransition(time: start.addingTimeInterval(elapsed), elapsed: elapsed, task: task, from: from,
                                         to: to, attempt: attempt, queue: queue, exitCode: exitCode, error: error,
                                         duration: duration)
         transition.reason = reason
+        transition.resources = resources
         return .transition(transition)
     }
 }

@@ -10,7 +10,8 @@ import TaskGraph
 /// The page's content, from a known run: what a reader of the HTML sees, and that nothing the user wrote
 /// can become markup.
 @Suite struct RunReportPageTests {
-    private func page(attempts: [TaskAttempt], states: [TaskID: TaskState], jobs: Int? = 2) throws -> String {
+    private func page(attempts: [TaskAttempt], states: [TaskID: TaskState], jobs: Int? = 2,
+                      resources: [ResourceTotal]? = nil) throws -> String {
         var diagnostics = Diagnostics()
         let graph = try #require(PipelineCheck.graph(yaml: """
             version: 1
@@ -20,7 +21,7 @@ import TaskGraph
             """, file: "p.yaml", diagnostics: &diagnostics))
         let report = RunReport(pipeline: "p.yaml", run: "3", startedAt: Date(timeIntervalSince1970: 0), wallTime: 4,
                                outcome: "failed", jobs: jobs, counts: [("succeeded", 1), ("failed", 1)], attempts: attempts,
-                               criticalPath: ["build", "test"], finalStates: states)
+                               criticalPath: ["build", "test"], finalStates: states, resources: resources)
         return RunReportPage(report: report, graph: graph).html()
     }
 
@@ -57,6 +58,33 @@ import TaskGraph
         #expect(html.contains("No task executed in this run"))
         #expect(!html.contains("class=\"timeline\""))
         #expect(html.contains("No task failed."))
+    }
+
+    @Test func resourcesShowEachTotalItsPeakAndOriginAndEachAttemptsAmounts() throws {
+        let held = Resources([.init(name: "cpus", value: 2), .init(name: "mem", value: 3 << 29)])
+        let html = try page(attempts: [
+            TaskAttempt(task: "build", attempt: 1, queue: "default", slot: 0, start: 0, end: 1.5, outcome: .succeeded, exitCode: 0,
+                        resources: held),
+            TaskAttempt(task: "test", attempt: 1, queue: "default", slot: 2, start: 1, end: 4, outcome: .failed, exitCode: 2,
+                        resources: Resources([.init(name: "cpus", value: 1)])),
+        ], states: ["build": .succeeded, "test": .failed], resources: [
+            ResourceTotal(name: "cpus", total: 4, source: .jobs), ResourceTotal(name: "mem", total: 2 << 30, source: .option),
+            ResourceTotal(name: "gpus", total: 1, source: nil),
+        ])
+        #expect(html.contains("<h2>Resources</h2>"))
+        #expect(html.contains("<tr data-resource=\"cpus\"><td>cpus</td><td class=\"peak\"><span class=\"meter\"><i style=\"width:75.0%\"></i></span>3</td>"
+                              + "<td class=\"total\">4</td><td>--jobs</td></tr>"), "\(html)")
+        #expect(html.contains("<tr data-resource=\"mem\"><td>mem</td><td class=\"peak\"><span class=\"meter\"><i style=\"width:75.0%\"></i></span>1.5G</td>"
+                              + "<td class=\"total\">2G</td><td>--resources</td></tr>"))
+        #expect(html.contains("<td>gpus</td><td class=\"peak\"><span class=\"meter\"><i style=\"width:0.0%\"></i></span>0</td>"
+                              + "<td class=\"total\">1</td><td>not recorded</td>"))
+        #expect(html.contains("data-tip=\"build · duration 1.50s · exit code 0 · queue default · succeeded · held cpus 2 · mem 1.5G\""))
+        #expect(html.contains("<td>succeeded</td><td>cpus 2 · mem 1.5G</td></tr>") || html.contains("</i>succeeded</td><td>cpus 2 · mem 1.5G</td></tr>"))
+        #expect(html.contains("attempt 1 · exit code 2 · held cpus 1</p>"))
+        // Without totals (no resources declared), none of it.
+        let plain = try page(attempts: [TaskAttempt(task: "build", attempt: 1, queue: "default", slot: 0, start: 0, end: 1, outcome: .succeeded)],
+                             states: ["build": .succeeded])
+        #expect(!plain.contains("Resources") && !plain.contains("<th>resources</th>"))
     }
 
     @Test func aRunWhoseAttemptsWereNotRecordedSaysSo() throws {

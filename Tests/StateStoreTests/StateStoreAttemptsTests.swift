@@ -34,6 +34,52 @@ import Testing
         #expect(try store.runTimeline(pipelineFile: "other.yaml") == nil)
     }
 
+    @Test func aRunsResourceTotalsAndWhatEachAttemptHeldComeBackAsRecorded() throws {
+        let store = try StateStore.inMemory(directory: "/project")
+        let run = try store.beginRun(pipelineFile: "ci.yaml", startTime: start, taskCount: 1)
+        let totals = [ResourceTotal(name: "cpus", total: 2, source: .jobs), ResourceTotal(name: "mem", total: 12 << 30, source: .option),
+                      ResourceTotal(name: "gpus", total: 1, source: .file), ResourceTotal(name: "licences", total: 3, source: nil)]
+        let attempts = [
+            TaskAttempt(task: "align", attempt: 1, queue: "default", slot: 0, start: 0, end: 1, outcome: .failed, exitCode: 75,
+                        resources: Resources([.init(name: "cpus", value: 1), .init(name: "mem", value: 4 << 30)])),
+            TaskAttempt(task: "align", attempt: 2, queue: "default", slot: 0, start: 1, end: 2, outcome: .succeeded, exitCode: 0,
+                        resources: Resources([.init(name: "cpus", value: 2), .init(name: "mem", value: 8 << 30)])),
+            TaskAttempt(task: "other", attempt: 1, queue: "default", slot: 1, start: 0, end: 2, outcome: .succeeded, exitCode: 0),
+        ]
+        try store.recordAttempts(attempts, run: run, jobs: 2, criticalPath: ["align"], resources: totals)
+        let timeline = try #require(try store.runTimeline(pipelineFile: "ci.yaml"))
+        #expect(timeline.resources == totals)
+        #expect(timeline.attempts == [attempts[0], attempts[2], attempts[1]], "in the order they started")
+
+        // A run of a pipeline that declares none keeps none.
+        let plain = try store.beginRun(pipelineFile: "ci.yaml", startTime: start + 5, taskCount: 1)
+        try store.recordAttempts([attempts[2]], run: plain, jobs: 2, criticalPath: [])
+        #expect(try store.runTimeline(pipelineFile: "ci.yaml", run: plain)?.resources == nil)
+    }
+
+    @Test func aVersion10StateFileGainsResourcesAndItsRunsShowNone() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.path + "/.jobgraph", withIntermediateDirectories: true)
+        do {  // the file as jobgraph with schema 10 left it
+            let old = try SQLiteDatabase(location: .path(directory.path + "/.jobgraph/state.db"))
+            for step in 0..<10 { try old.execute(StateSchema.migrations[step]) }
+            try old.setUserVersion(10)
+            try old.run("INSERT INTO runs (pipeline, started_at, ended_at, outcome, task_count, jobs) VALUES ('ci.yaml', 1.0, 3.0, 'succeeded', 1, 2)")
+            try old.run("INSERT INTO task_runs (run_id, task, state, attempts, duration) VALUES (1, 'build', 'succeeded', 1, 2.0)")
+            try old.run("""
+                INSERT INTO task_attempts (run_id, task, attempt, queue, slot, started, ended, outcome)
+                VALUES (1, 'build', 1, 'default', 0, 0.0, 2.0, 'succeeded')
+                """)
+        }
+        let store = try StateStore.open(directory: directory.path)
+        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == 11)
+        let old = try #require(try store.runTimeline(pipelineFile: "ci.yaml"))
+        #expect(old.resources == nil)
+        #expect(old.attempts.map(\.resources) == [nil])
+        #expect(old.attempts.map(\.task) == ["build"])
+    }
+
     @Test func aVersion1StateFileIsMigratedAndKeepsItsHistory() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -15,7 +15,8 @@ import Testing
         let tables = try store.withDatabase { database throws(SQLiteError) in
             try database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { $0.text(0) }
         }
-        #expect(tables == ["files", "runs", "slurm_jobs", "slurm_runs", "task_attempts", "task_fingerprints", "task_inputs", "task_runs"])
+        #expect(tables == ["files", "run_resources", "runs", "slurm_jobs", "slurm_runs", "task_attempts", "task_fingerprints", "task_inputs",
+                           "task_runs"])
     }
 
     @Test func reopeningKeepsTheHistory() throws {
