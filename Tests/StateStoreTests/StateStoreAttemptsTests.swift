@@ -73,7 +73,7 @@ import Testing
                 """)
         }
         let store = try StateStore.open(directory: directory.path)
-        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == 11)
+        #expect(try store.withDatabase { database throws(SQLiteError) in try database.userVersion() } == StateSchema.currentVersion)
         let old = try #require(try store.runTimeline(pipelineFile: "ci.yaml"))
         #expect(old.resources == nil)
         #expect(old.attempts.map(\.resources) == [nil])
