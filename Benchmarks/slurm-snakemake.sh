@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # jobgraph beside Snakemake's Slurm executor plugin on one local cluster (issue 34): snakemake.sh's
 # variant-calling workflow run by jobgraph in jobs mode, jobgraph in allocation mode and Snakemake with
-# `--executor slurm` (its status checks as they come, and every second), one after the other on a cluster
+# `--executor slurm` (its status-check intervals as they come, and set to 1 s), one after the other on a cluster
 # of 2 or 3 nodes with accounting (the plugin reads `sacct`), started and stopped by this script. Prints
 # one table: each run's wall time, its calls to each Slurm client (counted by wrapper scripts first on
 # PATH), status polls per minute and whether every output exists. Exits 1 when a run fails.

@@ -9,9 +9,10 @@ samtools view`, `samtools sort`, `samtools index`, then one `bcftools call` and 
 in a fresh copy of one prepared folder, one after the other:
   - jobgraph in jobs mode (one batch job per task) and in allocation mode (one allocation, worker steps);
   - Snakemake with `--executor slurm`, with its status-check intervals as they come ('defaults': the
-    first check 10 s after the first submission, Snakemake's --seconds-between-status-checks; then 40 s
-    after a check that saw a job end, the plugin's --slurm-init-seconds-before-status-checks, and 10 s
-    longer after each check that saw none, up to 180 s) and/or every second ('fast': both set to 1).
+    wait before the first check is Snakemake's --seconds-between-status-checks, 10 s; after that the
+    plugin waits its --slurm-init-seconds-before-status-checks, 40 s, after a check that saw a job end,
+    and 10 s longer than the last time after one that saw none, up to 180 s), and/or with both set to
+    1 s ('fast'; the 10 s steps after checks that see no job end stay).
 
 Each run gets wrapper scripts for the Slurm clients first on PATH: each appends its name to the run's
 log and execs the real program. Batch jobs inherit PATH, so calls made inside jobs count too (Snakemake's
@@ -30,8 +31,8 @@ import options  # noqa: E402
 from bench_snakemake import copy_for, jobs_done, workspace  # noqa: E402
 from measure import measure, scratch_folder  # noqa: E402
 
-# The clients whose calls are counted; the last two are not in issue 34's list, but the plugin calls them.
-CLIENTS = ("sbatch", "squeue", "sacct", "srun", "scancel", "salloc", "scontrol", "sinfo", "sacctmgr")
+# The clients whose calls are counted; the last three are not in issue 34's list, but the tools call them.
+CLIENTS = ("sbatch", "squeue", "sacct", "srun", "scancel", "salloc", "scontrol", "sinfo", "sacctmgr", "sshare")
 
 
 def parser(shell=False, prog=None):
@@ -50,7 +51,7 @@ def runs(args):
     if "defaults" in args.status_checks:
         result.append(("snakemake, plugin defaults", "snakemake-defaults", snakemake))
     if "fast" in args.status_checks:
-        result.append(("snakemake, checks every 1 s", "snakemake-fast",
+        result.append(("snakemake, 1 s intervals", "snakemake-fast",
                        snakemake + ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1"]))
     return result
 

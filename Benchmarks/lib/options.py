@@ -129,7 +129,7 @@ OPTIONS = {
                   help="nodes of the local cluster (2 or 3), each with --jobs / nodes CPUs, rounded up"),
     "status_checks": dict(type=comma_list(("defaults", "fast")), default="defaults,fast",
                           help="Snakemake's runs: 'defaults' keeps its and the Slurm plugin's status-check intervals, "
-                               "'fast' checks every second (comma-separated)"),
+                               "'fast' sets both to 1 s (comma-separated)"),
     # download.sh
     "size_mb": dict(type=positive_int, default=200, help="size of the one large file, MB"),
     "files": dict(type=positive_int, default=200, help="how many small files"),
