@@ -69,8 +69,11 @@ def wrappers(folder):
             sys.exit(f"bench_slurm_snakemake: no '{client}' on PATH")
         path = os.path.join(bin_folder, client)
         with open(path, "w") as script:
-            # One short line per call with O_APPEND: concurrent calls do not interleave.
-            script.write(f"#!/bin/sh\necho {client} >> '{log}'\nexec '{real}' \"$@\"\n")
+            # One short line per call with O_APPEND: concurrent calls do not interleave. SLURM_CONF where a
+            # caller removed it: Snakemake's job step runs `srun` without the SLURM_* variables, and this
+            # cluster's configuration is not at the default path a site's would be.
+            script.write(f"#!/bin/sh\necho {client} >> '{log}'\n"
+                         f"export SLURM_CONF=\"${{SLURM_CONF:-{os.environ['SLURM_CONF']}}}\"\nexec '{real}' \"$@\"\n")
         os.chmod(path, 0o755)
     return bin_folder, log
 
