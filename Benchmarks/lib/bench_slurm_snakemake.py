@@ -45,7 +45,11 @@ def parser(shell=False, prog=None):
 def runs(args):
     """(label, folder suffix, command) of every run, in the order they run."""
     jobgraph = [args.jobgraph, "run", "p.yaml", "--jobs", str(args.jobs), "--progress", "plain", "--executor", "slurm"]
-    snakemake = [args.snakemake, "--executor", "slurm", "--jobs", str(args.jobs)]
+    # mem_mb: Snakemake's own default, passed on as `--mem`. Without it the plugin asks for no memory, a
+    # job gets the cluster's DefMemPerCPU (200 MB), and the Snakemake process each job runs with its rule
+    # takes most of that: the `call` job ended OUT_OF_MEMORY (2026-11-29). Memory does not limit how many
+    # jobs a node runs here (CPUs do), so the figures do not depend on it.
+    snakemake = [args.snakemake, "--executor", "slurm", "--jobs", str(args.jobs), "--default-resources", "mem_mb=1000"]
     result = [("jobgraph, jobs mode", "jobgraph-jobs", jobgraph + ["--slurm-mode", "jobs"]),
               ("jobgraph, allocation mode", "jobgraph-allocation", jobgraph + ["--slurm-mode", "allocation"])]
     if "defaults" in args.status_checks:
