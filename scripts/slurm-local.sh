@@ -322,8 +322,9 @@ stop() {
 
 stop_daemons() {
     local file
-    # Every slurmd this folder started, also of an earlier `up` with other nodes.
-    for file in "$dir"/run/slurmd*.pid; do [ -e "$file" ] && stop "$file" /usr/sbin/slurmd; done
+    # Every slurmd this folder started, also of an earlier `up` with other nodes. `slurmd-*`: `slurmd*`
+    # also matched slurmdbd.pid, whose file `stop` then removed as not slurmd's, and slurmdbd ran on.
+    for file in "$dir"/run/slurmd-*.pid; do [ -e "$file" ] && stop "$file" /usr/sbin/slurmd; done
     stop "$dir/run/slurmctld.pid" /usr/sbin/slurmctld
     stop "$dir/run/slurmdbd.pid" /usr/sbin/slurmdbd
     stop "$dir/mariadb/run/mariadbd.pid" /usr/sbin/mariadbd

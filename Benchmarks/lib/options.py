@@ -124,6 +124,12 @@ OPTIONS = {
                         help="samples of the dry runs, comma-separated"),
     "reads": dict(type=positive_int, default=2000, help="simulated reads per sample"),
     "snakemake": dict(default="snakemake", help="the snakemake command"),
+    # slurm-snakemake.sh (also --samples, --reads, --jobs, --timeout, --dir, --keep)
+    "nodes": dict(type=int, choices=(2, 3), default=2,
+                  help="nodes of the local cluster (2 or 3), each with --jobs / nodes CPUs, rounded up"),
+    "status_checks": dict(type=comma_list(("defaults", "fast")), default="defaults,fast",
+                          help="Snakemake's runs: 'defaults' keeps its and the Slurm plugin's status-check intervals, "
+                               "'fast' sets both to 1 s (comma-separated)"),
     # download.sh
     "size_mb": dict(type=positive_int, default=200, help="size of the one large file, MB"),
     "files": dict(type=positive_int, default=200, help="how many small files"),
