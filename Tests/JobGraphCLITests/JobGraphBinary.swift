@@ -103,8 +103,10 @@ final class RunningJobGraph {
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file(outputName)))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file(errorName)))
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file(outputName)))
+        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file(errorName)))
+        process.standardOutput = output
+        process.standardError = errors
         let (exit, continuation) = AsyncStream.makeStream(of: Int32.self)
         self.exit = exit
         process.terminationHandler = { process in
@@ -112,6 +114,7 @@ final class RunningJobGraph {
             continuation.yield(status)
             continuation.finish()
         }
+        defer { ExternalProgram.closeAfterStart(output, errors) }
         try process.run()
     }
 

@@ -31,6 +31,18 @@ public enum ExternalProgram {
         public var timedOut: Bool
     }
 
+    /// Closes this process's copies of the files a started child was given (the child holds its own).
+    ///
+    /// Why: `Process` keeps them open for as long as it lives, and a whole test run leaked about 1,900
+    /// descriptors so; swift-corelibs-foundation's `Process.run()` reads `/proc/self/fd` with a 256-byte
+    /// over-read of each entry, which crashes once that listing fills glibc's buffer (the test process
+    /// died so in `Process.run()`, in `__memcpy`; swift-corelibs-foundation pull request 5472).
+    public static func closeAfterStart(_ files: FileHandle...) { closeAfterStart(files) }
+
+    public static func closeAfterStart(_ files: [FileHandle]) {
+        for file in files { try? file.close() }  // a close that fails leaves nothing to do
+    }
+
     /// Runs `executable` with `arguments`; its standard input is `/dev/null` unless `input` names a file.
     /// Its output and error output go to files, not pipes, so a process it leaves behind holding them cannot
     /// keep the test waiting. A program still running after `limit` is a recorded failure.
@@ -52,13 +64,17 @@ public enum ExternalProgram {
             process.arguments = arguments
             if let environment { process.environment = environment }
             if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-            process.standardInput = try input.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: files.file("out")))
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: files.file("err")))
+            let inputFile = try input.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) }
+            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: files.file("out")))
+            let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: files.file("err")))
+            process.standardInput = inputFile ?? FileHandle.nullDevice
+            process.standardOutput = output
+            process.standardError = errors
             process.terminationHandler = { process in
                 continuation.yield(process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus)
                 continuation.finish()
             }
+            defer { closeAfterStart([inputFile, output, errors].compactMap { $0 }) }
             try process.run()
         } catch {
             Issue.record("cannot run \(executable): \(error)")
