@@ -11,8 +11,6 @@ final class SQLiteDatabase {
     /// the same few statements, and compiling each anew would cost more than running it. A statement
     /// is taken out while in use, so a nested use of the same SQL prepares a second one.
     private var cache: [String: SQLiteStatement] = [:]
-    /// The most of the file read through a memory map (`PRAGMA mmap_size`).
-    static let mappedBytes = 1 << 30
     /// Called once the connection has closed (a read-write one has then checkpointed its log into the file).
     var afterClose: (() -> Void)?
 
@@ -33,11 +31,6 @@ final class SQLiteDatabase {
             try check(code, opened)
             try check(sqlite3_extended_result_codes(opened, 1), opened)
             try check(sqlite3_busy_timeout(opened, busyTimeout), opened)
-            // The file's pages read where the kernel holds them, mapped, rather than each copied in by a
-            // `pread` into a page cache of 2 MB, which a 10,000-task store overflows: a checked no-op rerun
-            // of 10,000 layered tasks made 11,048 `pread` calls (`strace -c`, Benchmarks/noop-rerun.sh's
-            // graph). The log's pages are still read as before. Address space only, up to this size.
-            try execute("PRAGMA mmap_size = \(Self.mappedBytes)")
             if readOnly { return }
             // WAL: a writer killed mid-transaction leaves its frames uncommitted in the log, and readers
             // never block the writer. NORMAL syncs at checkpoints only: still consistent after kill -9
