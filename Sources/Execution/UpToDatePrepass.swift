@@ -104,7 +104,7 @@ struct UpToDatePrepass {
         Result { () throws(TemplateError) in
             let resolved = try resolver.checkedWork(for: task)
             return lane.check(resolved.work, inputs: resolved.inputs, outputs: resolved.outputs,
-                               environmentNames: resolver.environmentNames(for: task))
+                               environmentNames: resolved.environmentNames)
         }
     }
 

@@ -138,24 +138,29 @@ final class WorkResolver: Sendable {
     }
 
     func work(for task: RunTask, attempt: Int) throws(TemplateError) -> TaskWork {
-        try resolved(task, attempt: attempt, logPath: logPath(for: task.id)).work
+        try resolved(task, own: ownVariables(of: task), attempt: attempt, logPath: logPath(for: task.id)).work
     }
 
-    /// The work of the task's first attempt, without a log path, and its declared paths as
-    /// `declaredPaths` gives them: what the check before the run needs, each template rendered once.
+    /// The work of the task's first attempt, without a log path, its declared paths as `declaredPaths`
+    /// gives them, and `environmentNames(for:)`: what the check before the run needs, each template
+    /// rendered once and the task's variables found once.
     ///
-    /// Why not `work(for:)` and `declaredPaths(for:)`: together they rendered the task's `inputs` and
-    /// `outputs` twice, and its folder three times, and built a log path no check reads (callgrind,
-    /// checked no-op rerun of 10,000 tasks). A template that does not render throws the error `work(for:)`
-    /// would: it renders everything `declaredPaths` does, first.
-    func checkedWork(for task: RunTask) throws(TemplateError) -> (work: TaskWork, inputs: [String], outputs: [String]) {
-        try resolved(task, attempt: 1, logPath: "")
+    /// Why not `work(for:)`, `declaredPaths(for:)` and `environmentNames(for:)`: together they rendered the
+    /// task's `inputs` and `outputs` twice, and its folder three times, and built a log path no check reads
+    /// (callgrind, checked no-op rerun of 10,000 tasks); and they scanned its commands for the variables
+    /// they name twice (perf record, the same rerun: 1% of its CPU). A template that does not render
+    /// throws the error `work(for:)` would: it renders everything `declaredPaths` does, first.
+    func checkedWork(for task: RunTask) throws(TemplateError)
+        -> (work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) {
+        let own = ownVariables(of: task)
+        let resolved = try resolved(task, own: own, attempt: 1, logPath: "")
+        return (resolved.work, resolved.inputs, resolved.outputs, environmentNames(for: task, own: own))
     }
 
-    private func resolved(_ task: RunTask, attempt: Int, logPath: String) throws(TemplateError)
+    /// - Parameter own: `ownVariables(of: task)`.
+    private func resolved(_ task: RunTask, own: [(name: String, value: String)], attempt: Int, logPath: String) throws(TemplateError)
         -> (work: TaskWork, inputs: [String], outputs: [String]) {
         let spec = task.spec
-        let own = ownVariables(of: task)
         let environment = try environment(for: task, adding: own, attempt: attempt)
         let directory = try workingDirectory(for: task)
         var context = TemplateContext(variables: templateVariables(for: task), item: task.item, index: task.itemIndex, pipelineDirectory: configuration.pipelineDirectory,
@@ -250,8 +255,12 @@ final class WorkResolver: Sendable {
     /// The names of the variables the pipeline sets for a task: its part of the task's definition. A var
     /// the task neither uses nor exports is not among them, so `--var` on it reruns nothing (issue 35, bug 5).
     func environmentNames(for task: RunTask) -> [String] {
-        graph.pipeline.environment.map(\.name) + graph.pipeline.exportedVariables + ownVariables(of: task).map(\.name)
-            + task.spec.environment.map(\.name)
+        environmentNames(for: task, own: ownVariables(of: task))
+    }
+
+    /// - Parameter own: `ownVariables(of: task)`.
+    private func environmentNames(for task: RunTask, own: [(name: String, value: String)]) -> [String] {
+        graph.pipeline.environment.map(\.name) + graph.pipeline.exportedVariables + own.map(\.name) + task.spec.environment.map(\.name)
     }
 
     /// `.jobgraph/logs/<task>.log`, with characters that cannot be in a file name replaced.

@@ -15,6 +15,12 @@ public enum Entrypoint {
         SessionWatchdog.serveIfAsked(CommandLine.arguments)
     }
 
+    /// Has malloc grow its heaps in large steps (`HeapGrowth`). Call first thing in `main`, before any other
+    /// thread exists: an arena takes the setting when it is made.
+    public static func prepareHeap() {
+        HeapGrowth.growInLargeSteps()
+    }
+
     public static func prepareSignals() {
         // A reader that goes away (`jobgraph run … | head -1`) must not kill jobgraph halfway through a run:
         // its tasks and services would outlive it. Writing to the closed pipe fails with EPIPE instead, which

@@ -20,6 +20,14 @@ struct FileStatus: Sendable, Equatable {
         self.init(info)
     }
 
+    /// The status of `path` taken relative to the open folder `folder` (an absolute `path` ignores it), or
+    /// `nil` when it does not exist or cannot be examined.
+    init?(path: String, inFolder folder: Int32) {
+        var info = stat()
+        guard fstatat(folder, path, &info, 0) == 0 else { return nil }
+        self.init(info)
+    }
+
     init(_ info: stat) {
         switch info.st_mode & S_IFMT {
         case S_IFREG: kind = .regular

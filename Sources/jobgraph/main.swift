@@ -6,6 +6,7 @@ import JobGraphCLI
 // `main` that Swift would otherwise use hands this thread to dispatch, which clears its signal mask and
 // would let SIGINT end the process before jobgraph can stop its tasks.
 // The session watchdog is this executable too; in it, this never returns.
+Entrypoint.prepareHeap()
 Entrypoint.serveWatchdogIfAsked()
 Entrypoint.prepareSignals()
 Task.detached { await Entrypoint.main() }

@@ -47,6 +47,7 @@ import Testing
         let declared = try resolver.declaredPaths(for: task)
         #expect(checked.inputs == declared.inputs)
         #expect(checked.outputs == declared.outputs)
+        #expect(checked.environmentNames == resolver.environmentNames(for: task))
     }
 
     @Test func aDownloadAndAFilterDeclareTheFilesTheyReadAndWrite() throws {
