@@ -79,7 +79,7 @@ extension Runner {
             output: { line in events.yield(.output(task: id, line: line)) },
             progress: { bytes, total in events.yield(.progress(task: id, bytes: bytes, total: total)) },
             // With the answer: the attempt may end before `start` returns the handle.
-            finished: { [weak self] result in self?.attemptEnded(operation, attempt: attempt, result, answer: answer) })
+            finished: { [weak self] result in self?.attemptEnded(operation, attempt: attempt, result, answer: answer, byExecutor: true) })
         reporter.executorJob = { [weak self] job in
             self?.state.withLock { _ in
                 operation.executorJob = job
@@ -111,13 +111,19 @@ extension Runner {
     }
 
     /// An attempt ended: retries it, runs the task's completion hook, or completes the task, under one lock.
-    /// - Parameter answer: the up-to-date answer found at the attempt's start, for the operation to keep.
-    func attemptEnded(_ operation: TaskOperation, attempt: Int, _ result: TaskResult, answer: UpToDateAnswer? = nil) {
+    /// - Parameters:
+    ///   - answer: the up-to-date answer found at the attempt's start, for the operation to keep.
+    ///   - byExecutor: the executor ended it, so it had the attempt (and its log), even when the attempt
+    ///     ended before `launch` could note the hand-over: a quick failure under load lost its log's name
+    ///     and last lines in the summary so (`RunCommandTests`, CI at b352ed1).
+    func attemptEnded(_ operation: TaskOperation, attempt: Int, _ result: TaskResult, answer: UpToDateAnswer? = nil,
+                      byExecutor: Bool = false) {
         enum Next { case retry(Double), hook(String), complete(Step) }
         let task = operation.task
         let next = state.withLock { book -> Next in
             var result = result
             if let answer { operation.answer = answer }
+            if byExecutor { operation.isHandedToExecutor = true }
             operation.handle = nil
             operation.endedAttempt = attempt
             let stopped = book.stop != nil && operation.isTerminated
