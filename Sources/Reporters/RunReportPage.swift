@@ -135,7 +135,10 @@ public struct RunReportPage {
             let y = Self.axisHeight + Double(attempt.slot) * Self.laneHeight + 4
             let isCritical = critical.contains(AttemptKey(task: attempt.task, attempt: attempt.attempt))
             let tip = Self.tip(for: attempt)
-            svg += "<rect class=\"bar\(isCritical ? " critical" : "")\" x=\"\(Self.number(x))\" y=\"\(Int(y))\" "
+            // A narrow bar on the critical path gets a thin outline: the usual 2 pixels on each edge would
+            // cover a 3-pixel bar whole, and a quick critical failure would show black, not red.
+            let critical = isCritical ? (barWidth < 8 ? " critical thin" : " critical") : ""
+            svg += "<rect class=\"bar\(critical)\" x=\"\(Self.number(x))\" y=\"\(Int(y))\" "
                 + "width=\"\(Self.number(barWidth))\" height=\"\(Int(Self.laneHeight) - 8)\" fill=\"\(Self.color(of: attempt.outcome))\" "
                 + "data-tip=\"\(Self.escape(tip))\"><title>\(Self.escape(tip))</title></rect>\n"
         }
@@ -372,6 +375,7 @@ public struct RunReportPage {
         svg text.axis { text-anchor: middle; fill: #64748b; }
         svg line.grid { stroke: #e2e8f0; }
         rect.bar.critical { stroke: #111827; stroke-width: 2; }
+        rect.bar.critical.thin { stroke-width: 1; }
         rect.bar:hover { opacity: 0.8; }
         .legend span { margin-right: 14px; white-space: nowrap; }
         .legend i, i.dot { display: inline-block; width: 10px; height: 10px; margin-right: 4px; border-radius: 2px; vertical-align: -1px; }

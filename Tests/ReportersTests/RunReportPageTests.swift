@@ -25,6 +25,15 @@ import TaskGraph
         return RunReportPage(report: report, graph: graph).html()
     }
 
+    @Test func aQuickFailureOnTheCriticalPathKeepsItsColourUnderAThinOutline() throws {
+        let html = try page(attempts: [
+            TaskAttempt(task: "build", attempt: 1, queue: "default", slot: 0, start: 0, end: 3.999, outcome: .succeeded, exitCode: 0),
+            TaskAttempt(task: "test", attempt: 1, queue: "default", slot: 1, start: 3.999, end: 4, outcome: .failed, exitCode: 2),
+        ], states: ["build": .succeeded, "test": .failed])
+        #expect(html.contains("<rect class=\"bar critical\""))
+        #expect(html.contains("<rect class=\"bar critical thin\" x=") && html.contains("rect.bar.critical.thin { stroke-width: 1; }"))
+    }
+
     @Test func barsLanesFailuresAndGraphAreOnThePage() throws {
         let html = try page(attempts: [
             TaskAttempt(task: "build", attempt: 1, queue: "default", slot: 0, start: 0, end: 1.5, outcome: .succeeded, exitCode: 0),
