@@ -97,6 +97,30 @@ public struct ProcessSnapshot: Sendable {
         return nil
     }
 
+    /// Whether process `id` holds an `flock` on the file `device`/`inode`, read from its open files: a
+    /// `lock:` line in the `/proc/<id>/fdinfo` of a descriptor open on that file. `nil` when the process's
+    /// descriptors cannot be read (another user's), `false` when it is gone.
+    ///
+    /// Not `/proc/locks`: that file is produced a page at a time, and a lock released meanwhile by anyone
+    /// shifts the rest, so a busy machine's list can skip the very line asked for (the fresh-clone CI at
+    /// 1b397b0, where a held lock read as none).
+    public static func holdsFileLock(_ id: pid_t, device: dev_t, inode: ino_t) -> Bool? {
+        guard let directory = opendir("/proc/\(id)/fd") else { return errno == ENOENT ? false : nil }
+        defer { closedir(directory) }
+        while let item = readdir(directory) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            var file = stat()
+            guard Int32(name) != nil, stat("/proc/\(id)/fd/\(name)", &file) == 0,
+                  file.st_dev == device, file.st_ino == inode,
+                  let info = readSmallFile("/proc/\(id)/fdinfo/\(name)", limit: 1 << 16) else { continue }
+            let held = info.split(separator: UInt8(ascii: "\n")).contains { line in
+                line.starts(with: Array("lock:".utf8)) && String(decoding: line, as: UTF8.self).contains(" FLOCK ")
+            }
+            if held { return true }
+        }
+        return false
+    }
+
     /// The first `limit` bytes of a `/proc` file, or `nil` when it cannot be opened.
     package static func readSmallFile(_ path: String, limit: Int = 4096) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

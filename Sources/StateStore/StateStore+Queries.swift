@@ -174,28 +174,17 @@ extension StateStore {
         return counts
     }
 
-    /// Whether the lock file at `path` names a live process: read without taking the lock, so asking never
-    /// gets in the way of a run that is starting.
-    /// Whether the process named in the lock file still holds its `flock`: a line of `/proc/locks` with
-    /// that pid on the file's inode. A living pid alone does not say it: the pid of a run killed with
-    /// SIGKILL may since name another process (pids wrap, at 32,768 on some machines), and the run would
-    /// read as `running` for as long as that one lives. Where `/proc/locks` cannot be read, the pid is all
-    /// there is.
+    /// Whether the process named in the lock file still holds its `flock`, as that process's open files say.
+    /// A living pid alone does not say it: the pid of a run killed with SIGKILL may since name another
+    /// process (pids wrap, at 32,768 on some machines), and the run would read as `running` for as long as
+    /// that one lives. Where another user's process cannot be looked into, the pid is all there is. Read
+    /// without taking the lock, so asking never gets in the way of a run that is starting.
     private static func lockHolderIsAlive(_ path: String) -> Bool {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),  // no lock file: nobody runs
               let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 else { return false }
         var file = stat()
-        // Read to its end: Foundation's `String(contentsOfFile:)` stops after one page of a /proc file, and on a
-        // busy machine the holder's line was past it (issue 31's loaded tests: a running run read as interrupted).
-        guard stat(path, &file) == 0,
-              let locks = ProcessSnapshot.readSmallFile("/proc/locks", limit: 64 << 20).map({ String(decoding: $0, as: UTF8.self) }) else {
-            return kill(pid, 0) == 0 || errno == EPERM
-        }
-        // `3: FLOCK  ADVISORY  WRITE 7941 fe:00:16220244 0 EOF`; a waiter's line has `->` after the number.
-        return locks.split(separator: "\n").contains { line in
-            let fields = line.split(separator: " ")
-            return fields.count > 5 && fields[1] == "FLOCK" && fields[4] == "\(pid)"
-                && fields[5].split(separator: ":").last == "\(file.st_ino)"
-        }
+        guard stat(path, &file) == 0 else { return false }
+        return ProcessSnapshot.holdsFileLock(pid, device: file.st_dev, inode: file.st_ino)
+            ?? (kill(pid, 0) == 0 || errno == EPERM)
     }
 }

@@ -95,7 +95,11 @@ public enum ProcessTable {
     /// request (`->`) on that file's inode in `/proc/locks`.
     public static func waitsForLock(_ pid: pid_t, on path: String) -> Bool {
         var file = stat()
-        guard stat(path, &file) == 0, let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return false }
+        // Read to its end (`String(contentsOfFile:)` stops after a page of a /proc file); a line skipped because
+        // the list moved while it was read is found when the caller asks again.
+        guard stat(path, &file) == 0, let data = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/locks")).readToEnd()
+        else { return false }
+        let locks = String(decoding: data, as: UTF8.self)
         // `6: -> FLOCK  ADVISORY  WRITE 20327 fe:00:16222947 0 EOF`
         return locks.split(separator: "\n").contains { line in
             let fields = line.split(separator: " ")
