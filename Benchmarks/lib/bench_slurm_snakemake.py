@@ -28,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import options  # noqa: E402
-from bench_snakemake import copy_for, jobs_done, workspace  # noqa: E402
+from bench_snakemake import copy_for, job_count, jobs_done, workspace  # noqa: E402
 from measure import measure, scratch_folder  # noqa: E402
 
 # The clients whose calls are counted; the last three are not in issue 34's list, but the tools call them.
@@ -120,7 +120,7 @@ def main(argv):
     try:
         for count in args.samples:
             prepared = workspace(parent, count, args.reads, simulate=True)
-            expected = 3 * count + 2
+            expected = job_count(count)
             for label, suffix, command in runs(args):
                 left = wait_for_empty_queue()
                 if left:

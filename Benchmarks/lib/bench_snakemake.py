@@ -157,8 +157,13 @@ def first_index_after(folder, start):
     return min(stamps) - start if stamps else float("nan")
 
 
+def job_count(count):
+    """The workflow's jobs for `count` samples: three per sample, then the call and the summary."""
+    return 3 * count + 2
+
+
 def jobs_done(folder, count):
-    """How many of the workflow's 3 x count + 2 jobs have their output: the progress of a run that timed out."""
+    """How many of the workflow's `job_count(count)` jobs have their output: the progress of a run that timed out."""
     def present(*parts):
         return os.path.exists(os.path.join(folder, *parts))
     names = [f"S{number:05d}" for number in range(1, count + 1)]
@@ -211,7 +216,7 @@ def main(argv):
                 ok = status == "ok"
                 clean = result.seconds if ok else None
                 if result.timed_out:
-                    clean = AtLeast(args.timeout, f"{jobs_done(folder, count):,} of {3 * count + 2:,} jobs done")
+                    clean = AtLeast(args.timeout, f"{jobs_done(folder, count):,} of {job_count(count):,} jobs done")
                 figures[tool] = dict(clean=clean, first=first_index_after(folder, start) if ok or result.timed_out else None,
                                      status=status)
                 if count == max(args.samples) and ok:
