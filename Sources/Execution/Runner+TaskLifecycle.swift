@@ -94,7 +94,6 @@ extension Runner {
             // One lock for the start: the answer, the handle, and a stop that came first.
             let stopNow = state.withLock { _ -> Bool in
                 if let answer { operation.answer = answer }
-                operation.isHandedToExecutor = true
                 guard operation.endedAttempt < attempt else { return false }
                 operation.handle = handle
                 operation.phase = .executing
@@ -113,9 +112,9 @@ extension Runner {
     /// An attempt ended: retries it, runs the task's completion hook, or completes the task, under one lock.
     /// - Parameters:
     ///   - answer: the up-to-date answer found at the attempt's start, for the operation to keep.
-    ///   - byExecutor: the executor ended it, so it had the attempt (and its log), even when the attempt
-    ///     ended before `launch` could note the hand-over: a quick failure under load lost its log's name
-    ///     and last lines in the summary so (`RunCommandTests`, CI at b352ed1).
+    ///   - byExecutor: the executor ended it, so it had the attempt (and its log). Noted here, the one place:
+    ///     an attempt may end before `start` returns to `launch`, and a quick failure under load lost its
+    ///     log's name and last lines in the summary when `launch` noted it (`RunCommandTests`, CI at b352ed1).
     func attemptEnded(_ operation: TaskOperation, attempt: Int, _ result: TaskResult, answer: UpToDateAnswer? = nil,
                       byExecutor: Bool = false) {
         enum Next { case retry(Double), hook(String), complete(Step) }

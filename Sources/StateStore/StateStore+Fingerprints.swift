@@ -89,8 +89,7 @@ extension StateStore {
     /// Why `current` does not match the stored success, or `nil` when it does; the first changed input in
     /// path order is named.
     static func difference(from stored: StoredFingerprints?, to current: TaskFingerprints) -> UpToDateVerdict.Reason? {
-        if let cause = causeWithoutFiles(stored) { return cause }
-        guard let stored else { return .neverSucceeded }
+        guard let stored, stored.succeeded else { return causeWithoutFiles(stored) }
         guard stored.fingerprints.definition == current.definition else { return .definitionChanged }
         let before = stored.fingerprints.inputs, after = current.inputs
         var old = 0, new = 0

@@ -69,7 +69,10 @@ extension TaskGraph {
             }
         }
         if warnOverlaps { index.warnAboutOverlappingGlobs(paths, diagnostics: &diagnostics) }
-        guard !added.isEmpty else { return self }
+        guard !added.isEmpty else {
+            if warnOverlaps { index.warnAboutSharedOutputs(in: self, diagnostics: &diagnostics) }
+            return self
+        }
         var inferred: [InferredNeed] = []
         var builder = AdjacencyBuilder(nodeCapacity: nodes.count, edgeCapacity: dependencies.count + added.count)
         var codes: [Int32] = []
@@ -100,7 +103,21 @@ extension TaskGraph {
             pipeline: pipeline, nodes: nodes, dependencies: withFiles, edgeNeeds: codes, dependents: dependents,
             topologicalOrder: order, names: names, inferredNeeds: inferredNeeds + inferred)
         graph.parameterValues = parameterValues
+        if warnOverlaps { index.warnAboutSharedOutputs(in: graph, diagnostics: &diagnostics) }
         return graph
+    }
+
+    /// Whether `node` needs `other`, directly or through what it needs.
+    func needs(_ node: Int, transitively other: Int) -> Bool {
+        var seen: Set<Int> = [node]
+        var frontier = [node]
+        while let next = frontier.popLast() {
+            for need in dependencies[next] {
+                if need == other { return true }
+                if seen.insert(need).inserted { frontier.append(need) }
+            }
+        }
+        return false
     }
 
     /// Why edge `dependencies[node][edge]` exists when no `needs` entry wrote it but the files do.
@@ -207,6 +224,43 @@ public struct OutputIndex {
                         diagnostics.note("the output glob is declared here", at: glob.producer.output.location)
                     }
                 }
+            }
+        }
+    }
+
+    /// Two tasks that declare one literal output, neither needing the other, may run at once and race to
+    /// write it; the one that runs second may also find it up to date. ninja refuses such a file and make
+    /// overrides one recipe; here the user is told and the run goes on. Once per pair of declarations: the
+    /// items of a fan-out share theirs.
+    func warnAboutSharedOutputs(in graph: TaskGraph, diagnostics: inout Diagnostics) {
+        var examined: Set<[SourceLocation]> = []
+        let shared = literal.filter { $0.value.count > 1 }.sorted { $0.key.precedesInByteOrder($1.key) }
+        for (path, producers) in shared {
+            // One producer per declaration, and a second where the items of one fan-out share it: a fan-out
+            // of thousands writing one file is warned about once, not compared pair by pair.
+            var declarations: [SourceLocation: [Producer]] = [:]
+            var order: [SourceLocation] = []
+            for producer in producers where declarations[producer.output.location, default: []].count < 2 {
+                if declarations[producer.output.location] == nil { order.append(producer.output.location) }
+                if declarations[producer.output.location]?.first?.node != producer.node {
+                    declarations[producer.output.location, default: []].append(producer)
+                }
+            }
+            var pairs: [(Producer, Producer)] = []
+            for (position, location) in order.enumerated() {
+                let own = declarations[location]!
+                if own.count == 2 { pairs.append((own[0], own[1])) }
+                for other in order[(position + 1)...] { pairs.append((own[0], declarations[other]![0])) }
+            }
+            for (first, second) in pairs where first.node != second.node {
+                guard examined.insert([first.output.location, second.output.location]).inserted,
+                      !graph.needs(first.node, transitively: second.node), !graph.needs(second.node, transitively: first.node)
+                else { continue }
+                diagnostics.warning(
+                    "'\(graph.nodes[second.node].id.rawValue)' and '\(graph.nodes[first.node].id.rawValue)' both declare they write "
+                        + "'\(path)', and neither needs the other, so they may run at once and race; let one task write it, "
+                        + "or add a `needs` entry", at: second.output.location)
+                diagnostics.note("'\(graph.nodes[first.node].id.rawValue)' declares it here", at: first.output.location)
             }
         }
     }

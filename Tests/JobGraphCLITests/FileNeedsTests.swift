@@ -92,6 +92,30 @@ struct FileNeedsTests {
         #expect(outcome.standardError.contains("p.yaml:3:60: note: the output glob is declared here"), "\(outcome.standardError)")
     }
 
+    @Test func validateWarnsWhereTwoTasksThatMayRunAtOnceWriteOneFile() async throws {
+        let directory = try folder("""
+            version: 1
+            tasks:
+              binary: {run: "echo a > app", outputs: [app]}
+              cross: {foreach: [amd64, arm64], run: "echo b > app", outputs: [app]}
+              patch: {needs: [binary], run: "echo c >> app", outputs: [app]}
+            """)
+        defer { directory.remove() }
+        let outcome = try await JobGraphBinary.run(["validate", "p.yaml"], in: directory)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let warnings = outcome.standardError.split(separator: "\n").filter { $0.contains("warning:") }
+        // `binary` against the fan-out's items, and the items against each other; `patch` runs after
+        // `binary`, and is not told, but it may run beside the fan-out.
+        #expect(warnings.count == 3, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains(
+            "p.yaml:4:67: warning: 'cross[amd64]' and 'binary' both declare they write 'app', and neither needs the other"),
+                "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("p.yaml:3:43: note: 'binary' declares it here"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("warning: 'cross[arm64]' and 'cross[amd64]' both declare they write 'app'"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("warning: 'patch' and 'cross[amd64]' both declare"), "\(outcome.standardError)")
+        #expect(!outcome.standardError.contains("'patch' and 'binary'"), "\(outcome.standardError)")
+    }
+
     @Test func explainGraphAndTheDryRunSayWhichNeedsCameFromFiles() async throws {
         let directory = try folder()
         defer { directory.remove() }
