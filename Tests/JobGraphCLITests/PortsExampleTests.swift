@@ -97,9 +97,6 @@ struct PortsExampleTests {
     @Test func theFzfPortBuildsTheBinaryInstallsItAndCleansInTheOrderGiven() async throws {
         let directory = try Self.copy("fzf")
         defer { directory.remove() }
-        // No two tasks that may run at once write one file (the port had two that raced for the binary).
-        let validated = try await Self.run(["validate", "jobgraph.yaml"], in: directory)
-        #expect(validated.status == 0 && !validated.standardError.contains("warning"), "\(validated.standardError)")
         let installed = try await Self.run(["run", "jobgraph.yaml", "install", "--progress", "plain"], in: directory)
         #expect(installed.status == 0, "\(installed.standardOutput)\n\(installed.standardError)")
         #expect(directory.exists("bin/fzf"))
