@@ -105,8 +105,9 @@ package struct GlobPattern: Sendable, Hashable {
 
     // MARK: - Matching a path without the disk
 
-    /// Whether the pattern, absolute, names `path` (absolute, without `.` or `..` segments), as `files(in:)`
-    /// would find it on disk; for comparing one task's declared paths with another's before anything exists.
+    /// Whether the pattern names `path` (without `.` or `..` segments, relative to the same folder as the
+    /// pattern, or both absolute), as `files(in:)` would find it on disk, by its names alone: for comparing one
+    /// task's declared paths with another's before anything exists, and for watch mode's changed files.
     package func matches(path: String) -> Bool {
         // Without `**`, each segment names one name: compared in order as the path is walked, without
         // splitting it or the sets below (perf record, no-op rerun of Benchmarks/snakemake.sh at 2,000

@@ -5,31 +5,19 @@ import JobGraphBasics
 extension GlobPattern {
     /// Whether `path` (absolute) is a file the pattern names below `directory`, judged by its name alone,
     /// with the rules of `files(in:)`: wildcards skip names starting with `.`, and a pattern without
-    /// wildcards names that file or, for a folder, every file below it.
+    /// wildcards names that file or, for a folder, every file below it but the hidden ones.
     func matches(path: String, in directory: String) -> Bool {
         let base = isAbsolute ? "" : directory
         guard path.hasPrefix(base + "/") else { return false }
-        let components = path.dropFirst(base.count + 1).split(separator: "/").map(String.init)
+        let relative = path.dropFirst(base.count + 1)
         if !hasWildcards {
+            let components = relative.split(separator: "/")
             let names = segments.compactMap { segment -> String? in if case .literal(let name) = segment { name } else { nil } }
-            return components.count >= names.count && Array(components.prefix(names.count)) == names
+            // A folder names the files below it that are not hidden, nor in a hidden folder.
+            return components.count >= names.count && zip(components, names).allSatisfy { $0 == $1 }
+                && !components.dropFirst(names.count).contains { $0.hasPrefix(".") }
         }
-        return Self.match(segments[...], components[...])
-    }
-
-    private static func match(_ segments: ArraySlice<Segment>, _ components: ArraySlice<String>) -> Bool {
-        guard let first = segments.first else { return components.isEmpty }
-        switch first {
-        case .literal(let name):
-            return components.first == name && match(segments.dropFirst(), components.dropFirst())
-        case .wildcard(let pattern):
-            guard let component = components.first else { return false }
-            return matches(component[...], pattern) && match(segments.dropFirst(), components.dropFirst())
-        case .anyDepth:
-            if match(segments.dropFirst(), components) { return true }
-            guard let component = components.first, !component.hasPrefix(".") else { return false }
-            return match(segments, components.dropFirst())
-        }
+        return matches(path: String(relative))
     }
 
     /// The folders to watch so that every change to what the pattern matches below `directory` is seen:

@@ -80,6 +80,24 @@ import JobGraphBasics
         #expect(GlobPattern(tree.path + "/top.swift").files(in: "/elsewhere") == [tree.path + "/top.swift"])
     }
 
+    /// Watch mode judges a changed file by its name alone; it must name exactly the files the walk of the
+    /// disk finds, hidden names and folders included.
+    @Test(arguments: ["Sources/*.swift", "*.swift", "Sources/*", "Sources/**/*.swift", "**/*.swift", "Sources/**",
+                      "**/er/*.swift", "Sources/**/**/c.swift", "a?.txt", ".build/*.swift", "Sources/.*.swift", "top.swift",
+                      "Sources/Deep", "Sources", "photo[0].png", "**"])
+    func judgingByNameAgreesWithTheDisk(pattern text: String) throws {
+        let tree = try makeTree()
+        defer { tree.remove() }
+        let pattern = GlobPattern(text)
+        let onDisk = Set(pattern.files(in: tree.path))
+        let every = GlobPattern("**").files(in: tree.path) + GlobPattern(".build").files(in: tree.path)
+            + GlobPattern("Sources/.hidden.swift").files(in: tree.path)
+        for path in every {
+            #expect(pattern.matches(path: path, in: tree.path) == onDisk.contains(path), "\(path)")
+        }
+        #expect(!pattern.matches(path: "/elsewhere/top.swift", in: tree.path))
+    }
+
     @Test(arguments: [
         ("*.swift", "a.swift", true), ("*.swift", "a.swiftx", false), ("a*b*c", "aXbYc", true), ("a*b*c", "abcb", false),
         ("*", ".hidden", false), (".*", ".hidden", true), ("?", "é", true), ("*a", "banana", true), ("**", "x", true),
