@@ -7,7 +7,11 @@ import Foundation
 public protocol JobLedger: Sendable {
     /// A run begins; `token` names its jobs. Before its first submission.
     func begin(token: String) throws
-    /// Jobs just submitted.
+    /// Jobs about to be submitted, whose ids are not known yet (`SubmittedJob.intendedID`): written before
+    /// the submission, so that a run killed before it wrote the answer down leaves the next one enough to
+    /// find the job by its name and comment, and take it over.
+    func submitting(_ jobs: [SubmittedJob]) throws
+    /// Jobs just submitted; each replaces the row `submitting` wrote for its status file.
     func submitted(_ jobs: [SubmittedJob]) throws
     /// How a job ended, as its run saw it.
     func ended(_ job: SubmittedJob) throws
@@ -45,6 +49,21 @@ public struct SubmittedJob: Sendable, Equatable {
     /// What the job runs, as a digest: a batch job's task definition (its commands), the allocation's request.
     /// A later run takes the job over only when its own digest is the same; `nil` when not recorded.
     public var definition: String?
+
+    /// The id written down for job `index` (0 for a lone job) of a submission of `count` jobs (an array's items)
+    /// before the scheduler gave it one: `?0/1 a.1.TOKEN.status`. Unique in the run, as the status file is.
+    public static func intendedID(index: Int, of count: Int, statusFile: String) -> String {
+        "?\(index)/\(count) " + (statusFile.split(separator: "/").last.map(String.init) ?? statusFile)
+    }
+
+    /// For a job written down before its submission (`intendedID`): its index in the submission, and how many
+    /// jobs the submission had (more than one: an array, whose item `index` the job is).
+    public var intended: (index: Int, count: Int)? {
+        guard job.hasPrefix("?"), let space = job.firstIndex(of: " ") else { return nil }
+        let numbers = job[job.index(after: job.startIndex)..<space].split(separator: "/")
+        guard numbers.count == 2, let index = Int(numbers[0]), let count = Int(numbers[1]) else { return nil }
+        return (index, count)
+    }
 
     /// - Parameter kind: by default a batch job when `task` is set, else the allocation.
     public init(runToken: String, job: String, kind: Kind? = nil, task: TaskID? = nil, attempt: Int? = nil, statusFile: String? = nil,

@@ -352,16 +352,25 @@ final class BatchJobQueue: Sendable {
             }
             arguments += ["--array=0-\(group.count - 1)", "--job-name=\(jobName)", "--comment=\(name)", "--output=\(directory)/\(SlurmExecutor.fileName(TaskID(name))).array\(number).\(runToken)_%a.slurm.out"]
         }
+        // Written down before the submission too: a run killed before it wrote the answer leaves the next one
+        // the job's name and comment to find it by (`SlurmExecutor.takeOver`), so it is never submitted twice.
+        let intents = group.enumerated().map { index, job in
+            SubmittedJob(runToken: runToken, job: SubmittedJob.intendedID(index: index, of: group.count, statusFile: job.statusFile),
+                         task: job.work.id, attempt: job.work.attempt, statusFile: job.statusFile, definition: job.definition)
+        }
+        do { try ledger?.submitting(intents) } catch { recordingFailed("cannot record a Slurm job of '\(first.work.id.rawValue)' in .jobgraph/state.db: \(error)") }
         let output: SlurmCommand.Output
         do {
             output = try cluster.sbatch.run(arguments + [script], environment: first.work.environment, niceness: first.work.niceness)
         } catch {
+            withdraw(intents)
             for job in group { job.rejected("cannot run sbatch: \(error)") }
             return
         }
         let id = output.standardOutput.split(separator: "\n").first.map { String($0.prefix { $0 != ";" }) } ?? ""
         guard output.succeeded, !id.isEmpty, id.allSatisfy(\.isNumber) else {
             // Rejected at submission: the task fails with Slurm's own words.
+            withdraw(intents)
             let message = "Slurm rejected the job: \(output.message)"
             for job in group { job.rejected(message) }
             return
@@ -380,6 +389,15 @@ final class BatchJobQueue: Sendable {
                 // A job whose stop was asked while it was being submitted is cancelled now.
                 if job.state.withLock({ $0.stopRequested }) { state.cancelRequests.insert(jobID) }
             }
+        }
+    }
+
+    /// Marks jobs written down before a submission that Slurm refused as ended, so that no later run looks
+    /// for them (`SlurmExecutor.takeOver`).
+    private func withdraw(_ intents: [SubmittedJob]) {
+        for var intent in intents {
+            intent.outcome = .failed
+            try? ledger?.ended(intent)  // a row left: the next run finds no such job, and runs the task
         }
     }
 

@@ -35,9 +35,11 @@ extension SlurmExecutor {
         guard reattaches, mode == .jobs, let batch, let queued else {
             return [Self.cancel(dead, queued: queued, cluster: cluster, ledger: ledger, saying: { "slurm: \(died); \($0)" })]
         }
+        let (runs, found) = Self.findingIntendedJobs(of: dead, queued: queued)
+        if !found.isEmpty { try? ledger.submitted(found) }  // not written: the next run finds them again the same way
         // The last job of each task decides: an earlier attempt's job was followed to its end, or superseded.
         var latest: [TaskID: SubmittedJob] = [:]
-        for run in dead { for job in run.jobs { if let task = job.task { latest[task] = job } } }
+        for run in runs { for job in run.jobs { if let task = job.task { latest[task] = job } } }
         var live: [SubmittedJob] = [], ended: [SubmittedJob] = []
         for job in latest.values.sorted(by: { $0.job.compare($1.job, options: .numeric) == .orderedAscending })
         where job.outcome == nil && job.statusFile != nil {
@@ -64,8 +66,47 @@ extension SlurmExecutor {
             line += "reattaching to \(Self.count(live.count, "Slurm job")) (\(live.map(\.job).joined(separator: " ")))"
         }
         if !ended.isEmpty { line += "; \(Self.count(ended.count, "job")) ended meanwhile, and count as they ended" }
+        if !found.isEmpty {
+            line += "; it was killed before it wrote down \(found.map(\.job).joined(separator: " ")), found by name and comment"
+        }
         if !stray.isEmpty { line += "; cancelled \(stray.joined(separator: " ")), which no task takes over" }
         return [line]
+    }
+
+    /// The jobs killed runs submitted but were killed before writing down (`SubmittedJob.intended`), found
+    /// among the jobs Slurm lists under the run's name by their comment: the task's id, or for an array its
+    /// fan-out's name (the item is the array's `index`). The latest such job not written down is the one; an
+    /// intended job not found was not submitted, or Slurm has forgotten it, and its task runs again.
+    /// - Returns: the runs with the intended jobs found given their ids and the others left out, and those found.
+    static func findingIntendedJobs(of dead: [LedgerRun], queued: QueuedJobs) -> (runs: [LedgerRun], found: [SubmittedJob]) {
+        var found: [SubmittedJob] = []
+        let runs = dead.map { run -> LedgerRun in
+            let name = "jobgraph-" + run.token
+            let written = Set(run.jobs.filter { $0.intended == nil }.map(\.job))
+            var claimed: Set<String> = []
+            var jobs: [SubmittedJob?] = run.jobs
+            // The latest intents first: each claims the latest job that fits.
+            for (position, job) in run.jobs.enumerated().reversed() {
+                guard let (index, count) = job.intended else { continue }
+                jobs[position] = nil
+                guard job.outcome == nil, let task = job.task else { continue }  // refused by Slurm
+                let comment = count == 1 ? task.rawValue : String(task.rawValue.prefix { $0 != "[" })
+                let candidates = Set(queued.described.compactMap { id, described -> String? in
+                    guard described.name == name, described.comment == comment, id.contains("_") == (count > 1) else { return nil }
+                    return String(id.prefix { $0 != "_" })
+                }).filter { id in
+                    !claimed.contains(count == 1 ? id : "\(id)_\(index)") && !written.contains { $0 == id || $0.hasPrefix(id + "_") }
+                }
+                guard let id = candidates.max(by: { $0.compare($1, options: .numeric) == .orderedAscending }) else { continue }
+                var submitted = job
+                submitted.job = count == 1 ? id : "\(id)_\(index)"
+                claimed.insert(submitted.job)
+                jobs[position] = submitted
+                found.append(submitted)
+            }
+            return LedgerRun(token: run.token, run: run.run, jobs: jobs.compactMap { $0 })
+        }
+        return (runs, found.reversed())
     }
 
     /// Allocation mode: reuses the killed runs' allocation when it still runs and is the one this run asks for
@@ -226,20 +267,26 @@ extension SlurmExecutor {
     /// The killed runs' jobs Slurm still knows, by their job names, in one `squeue`; `nil` when it did not answer.
     static func queuedJobs(of dead: [LedgerRun], cluster: SlurmCluster) -> QueuedJobs? {
         let names = dead.map { "jobgraph-" + $0.token }.joined(separator: ",")
-        guard let output = try? cluster.squeue.run(["--noheader", "--array", "--states=all", "--name=\(names)", "--format=%i|%T"]),
+        guard let output = try? cluster.squeue.run(["--noheader", "--array", "--states=all", "--name=\(names)", "--format=%i|%T|%j|%k"]),
               output.succeeded else { return nil }  // the caller says so
-        var states: [String: String] = [:]
+        var queued = QueuedJobs(states: [:])
         for line in output.standardOutput.split(separator: "\n") {
-            let fields = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            if fields.count == 2 { states[fields[0]] = fields[1] }
+            // The comment is last: a task's id may hold a `|`.
+            let fields = line.split(separator: "|", maxSplits: 3, omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.count == 4 else { continue }
+            queued.states[fields[0]] = fields[1]
+            queued.described[fields[0]] = (fields[2], fields[3])
         }
-        return QueuedJobs(states: states)
+        return queued
     }
 }
 
 /// Jobs `squeue` lists, with their states (`RUNNING`); a pending array not yet split is `12_[0-3]`.
 struct QueuedJobs {
     var states: [String: String]
+    /// Each job's name (`jobgraph-TOKEN`) and comment (its task's id, an array's fan-out name).
+    var described: [String: (name: String, comment: String)] = [:]
 
     /// The state of job `id` (`12`, or an array item's `12_3`), `nil` when Slurm no longer lists it.
     func state(of id: String) -> String? {

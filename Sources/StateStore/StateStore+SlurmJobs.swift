@@ -25,11 +25,19 @@ private struct StoreJobLedger: JobLedger {
         }
     }
 
+    func submitting(_ jobs: [SubmittedJob]) throws {
+        try submitted(jobs)
+    }
+
     func submitted(_ jobs: [SubmittedJob]) throws {
         let now = Date().timeIntervalSince1970
         try store.withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) in
                 for job in jobs {
+                    if job.intended == nil, let statusFile = job.statusFile {
+                        try database.run("DELETE FROM slurm_jobs WHERE token = ?1 AND status_file = ?2 AND substr(job, 1, 1) = '?'",
+                                         [.text(job.runToken), .text(statusFile)])
+                    }
                     try database.run("""
                         INSERT OR REPLACE INTO slurm_jobs (token, job, task, attempt, status_file, submitted, kind, definition)
                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)

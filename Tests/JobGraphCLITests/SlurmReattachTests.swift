@@ -174,6 +174,51 @@ struct SlurmReattachTests {
         #expect(await Self.queueIsEmpty())
     }
 
+    /// Killed between `sbatch`'s answer and writing it down: the job was written down before its submission
+    /// without an id, and the next run finds it by the run's job name and its comment (the task), takes it
+    /// over, and submits nothing twice. Here `bin/sbatch` submits, then holds the answer while `hold` exists.
+    @Test func aJobTheKilledRunDidNotWriteDownIsFoundAndTakenOver() async throws {
+        let directory = try await Self.folder()
+        defer { directory.remove() }
+        let made = await ExternalProgram.run("/bin/sh", ["-c", #"""
+            cat > bin/sbatch <<EOF
+            #!/bin/sh
+            echo "\$@" >>"$PWD/sbatch.calls"
+            if [ -e "$PWD/hold" ]; then
+                /usr/bin/sbatch "\$@" >"$PWD/held.answer"
+                while [ -e "$PWD/hold" ]; do sleep 0.1; done
+                exit 1
+            fi
+            exec /usr/bin/sbatch "\$@"
+            EOF
+            """#], in: directory.path)
+        try #require(made.status == 0, "\(made.errorOutput)")
+        try directory.write("", to: "hold")
+        let killed = try JobGraphBinary.start(["run", "p.yaml", "a", "--executor", "slurm", "--slurm-mode", "jobs"], in: directory,
+                                              environment: Self.environment(directory))
+        var job = ""
+        #expect(await eventually(within: .seconds(60), every: .milliseconds(100)) {
+            job = (directory.read("held.answer") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            return !job.isEmpty
+        }, "\(killed.standardOutput)\(killed.standardError)")
+        killed.send(SIGKILL)
+        _ = try await killed.finish(within: .seconds(60))
+        try FileManager.default.removeItem(atPath: directory.file("hold"))
+
+        let next = try JobGraphBinary.start(["run", "p.yaml", "a", "--executor", "slurm", "--slurm-mode", "jobs"], in: directory,
+                                            environment: Self.environment(directory))
+        #expect(await eventually { next.standardError.contains("reattaching to 1 Slurm job") }, "\(next.standardOutput)\(next.standardError)")
+        try directory.write("", to: "go")
+        let outcome = try await next.finish(within: .seconds(120))
+        #expect(outcome.status == 0, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        #expect(outcome.errorLines.contains(
+            "slurm: run 1 died; reattaching to 1 Slurm job (\(job)); it was killed before it wrote down \(job), found by name and comment"),
+                "\(outcome.errorLines)")
+        #expect(directory.read("a.out") == job + "\n")
+        #expect(Self.sbatchCalls(directory) == 1)
+        #expect(await Self.queueIsEmpty())
+    }
+
     @Test func allocationModeReusesAKilledRunsAllocation() async throws {
         let directory = try await Self.folder()
         defer { directory.remove() }

@@ -40,4 +40,26 @@ import Testing
         #expect(try ledger.unreleasedRuns(except: "").isEmpty)
         #expect(try store.jobLedger(pipelineFile: "other.yaml").unreleasedRuns(except: "").map(\.token) == ["o1"])
     }
+
+    @Test func aJobWrittenDownBeforeItsSubmissionIsReplacedByItsId() throws {
+        let store = try StateStore.inMemory(directory: "/project")
+        let ledger = store.jobLedger(pipelineFile: "ci.yaml")
+        _ = try store.beginRun(pipelineFile: "ci.yaml", startTime: start, taskCount: 2)
+        try ledger.begin(token: "k1")
+        let status = "/project/.jobgraph/slurm/a.1.k1.status"
+        let intent = SubmittedJob(runToken: "k1", job: SubmittedJob.intendedID(index: 0, of: 1, statusFile: status), task: "a", attempt: 1,
+                                  statusFile: status, definition: "d1")
+        #expect(intent.job == "?0/1 a.1.k1.status" && intent.intended! == (0, 1))
+        let other = SubmittedJob(runToken: "k1", job: SubmittedJob.intendedID(index: 2, of: 3, statusFile: "/p/b_2_.1.k1.status"), task: "b[2]",
+                                 attempt: 1, statusFile: "/p/b_2_.1.k1.status")
+        #expect(other.intended! == (2, 3))
+        try ledger.submitting([intent, other])
+        // Killed before the answer: the next run finds what was about to be submitted.
+        #expect(try ledger.unreleasedRuns(except: "n1").first?.jobs == [intent, other])
+        var submitted = intent
+        submitted.job = "12"
+        #expect(submitted.intended == nil)
+        try ledger.submitted([submitted])
+        #expect(try ledger.unreleasedRuns(except: "n1").first?.jobs == [other, submitted])
+    }
 }
