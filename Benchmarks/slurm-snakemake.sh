@@ -7,7 +7,7 @@
 # PATH), status polls per minute and whether every output exists. Exits 1 when a run fails.
 #
 #   Benchmarks/slurm-snakemake.sh [--samples 24] [--reads 2000] [--jobs 4] [--nodes 2]
-#                                 [--status-checks defaults,fast] [--timeout 1800] [--dir DIR] [--keep] [--no-build]
+#                                 [--status-checks defaults,fast|none] [--timeout 1800] [--dir DIR] [--keep] [--no-build]
 #
 # Installs bwa, samtools and bcftools from Debian, and Snakemake with snakemake-executor-plugin-slurm from
 # PyPI into Benchmarks/.venv. JOBGRAPH=/path/to/jobgraph measures that binary instead of building one.

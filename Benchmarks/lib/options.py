@@ -127,9 +127,9 @@ OPTIONS = {
     # slurm-snakemake.sh (also --samples, --reads, --jobs, --timeout, --dir, --keep)
     "nodes": dict(type=int, choices=(2, 3), default=2,
                   help="nodes of the local cluster (2 or 3), each with --jobs / nodes CPUs, rounded up"),
-    "status_checks": dict(type=comma_list(("defaults", "fast")), default="defaults,fast",
+    "status_checks": dict(type=comma_list(("defaults", "fast", "none")), default="defaults,fast",
                           help="Snakemake's runs: 'defaults' keeps its and the Slurm plugin's status-check intervals, "
-                               "'fast' sets both to 1 s (comma-separated)"),
+                               "'fast' sets both to 1 s (comma-separated); 'none' runs jobgraph only"),
     # download.sh
     "size_mb": dict(type=positive_int, default=200, help="size of the one large file, MB"),
     "files": dict(type=positive_int, default=200, help="how many small files"),
