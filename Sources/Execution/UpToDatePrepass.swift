@@ -31,22 +31,26 @@ struct UpToDatePrepass {
         answers = Array(repeating: nil, count: tasks.count)
         isUpToDate = Array(repeating: false, count: tasks.count)
         reasons = Array(repeating: .neverRan, count: tasks.count)
-        // The tasks a check may find up to date: decided by their check, and so is every need of theirs, which
-        // may each be up to date.
-        var decidedAtStart = Array(repeating: false, count: tasks.count)
-        var checkable = Array(repeating: false, count: tasks.count)
-        // Checkable, but with no success on record: it runs, and so may every task that needs it, whose
-        // checks are then left to their start. On a first run that is all but the first tasks (two thirds of
-        // the checks of the 2,000-sample dry run of Benchmarks/snakemake.sh were made only to be dropped).
-        var runsWithoutSuccess = Array(repeating: false, count: tasks.count)
+        // Per task, whether a check before the run may find it up to date.
+        enum Standing {
+            /// Its condition, `always` or the like decides at its start (`reasonDecidedAtStart`).
+            case decidedAtStart
+            /// A need of its may run: left to the check at its start.
+            case waitsForANeed
+            /// Decided by its check, as is every need of its, which may each be up to date. Without a success
+            /// on record it runs, and so may every task that needs it, whose checks are then left to their
+            /// start: on a first run that is all but the first tasks (two thirds of the checks of the
+            /// 2,000-sample dry run of Benchmarks/snakemake.sh were made only to be dropped).
+            case checkable(hasSuccess: Bool)
+        }
+        var standings = Array(repeating: Standing.waitsForANeed, count: tasks.count)
         var candidates: [Int] = []
         for index in graph.topologicalOrder {
             if let reason = Self.reasonDecidedAtStart(tasks[index], node: graph.nodes[index]) {
                 reasons[index] = reason
-                decidedAtStart[index] = true
-            } else if graph.dependencies[index].allSatisfy({ checkable[$0] && !runsWithoutSuccess[$0] }) {
-                checkable[index] = true
-                runsWithoutSuccess[index] = !batch.hasSuccess(of: tasks[index].id)
+                standings[index] = .decidedAtStart
+            } else if graph.dependencies[index].allSatisfy({ if case .checkable(hasSuccess: true) = standings[$0] { true } else { false } }) {
+                standings[index] = .checkable(hasSuccess: batch.hasSuccess(of: tasks[index].id))
                 candidates.append(index)
             }
         }
@@ -69,9 +73,14 @@ struct UpToDatePrepass {
         DispatchQueue.global().async(group: merged) { mergingBatch.merge(mergedLanes) }
         var outcome = 0
         for index in graph.topologicalOrder {
-            if decidedAtStart[index] { continue }
-            let candidate = checkable[index] ? outcomes[outcome] : nil
-            if checkable[index] { outcome += 1 }
+            var candidate: Result<UpToDateAnswer, TemplateError>?
+            switch standings[index] {
+            case .decidedAtStart: continue
+            case .waitsForANeed: candidate = nil
+            case .checkable:
+                candidate = outcomes[outcome]
+                outcome += 1
+            }
             if let need = graph.dependencies[index].first(where: { !isUpToDate[$0] }) {
                 reasons[index] = reasons[need].decision != .runs ? .needMayRun(tasks[need].id) : .needWillRun(tasks[need].id)
                 continue
