@@ -98,7 +98,7 @@ struct RunItemNeeds {
             return .problem("the list of '\(graph.nodes[fanOut].id)' is not read yet")
         }
         guard let position = Int(key), position >= 0, position < items.count else {
-            return .problem("'\(graph.nodes[fanOut].id)' has \(items.count) item\(items.count == 1 ? "" : "s"), numbered from 0")
+            return .problem("'\(graph.nodes[fanOut].id)' has \(String(counting: items.count, "item")), numbered from 0")
         }
         return .item(items.lowerBound + position)
     }

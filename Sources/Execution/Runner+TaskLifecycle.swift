@@ -199,7 +199,7 @@ extension Runner {
         case (nil, .succeeded) where operation.task.spec.service != nil && needers > 0 && book.stop == nil && !operation.isStoppedService:
             // Contract: a service that dies early fails what still needs it, whatever its exit status.
             outcome = .failed
-            let reason = "the service ended while \(needers) task\(needers == 1 ? "" : "s") still need\(needers == 1 ? "s" : "") it"
+            let reason = "the service ended while \(String(counting: needers, "task")) still need\(needers == 1 ? "s" : "") it"
             book.failures[index] = RunBook.Failure(exitCode: 0, reason: reason, hasLog: operation.isHandedToExecutor)
             error = reason
         case (nil, .succeeded):

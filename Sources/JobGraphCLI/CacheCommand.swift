@@ -39,7 +39,7 @@ struct CacheCommand: AsyncParsableCommand {
             let statistics = store.statistics()
             Console.standardOutput.write(lines: [
                 "cache: \(store.directory)",
-                "\(statistics.records) action record\(statistics.records == 1 ? "" : "s"), \(statistics.blobs) blob\(statistics.blobs == 1 ? "" : "s"), "
+                "\(String(counting: statistics.records, "action record")), \(String(counting: statistics.blobs, "blob")), "
                     + ByteSize.text(statistics.bytes),
             ])
         }

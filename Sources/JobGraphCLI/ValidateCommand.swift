@@ -1,4 +1,5 @@
 import ArgumentParser
+import JobGraphBasics
 import JobGraphSystem
 import PipelineModel
 import Reporters
@@ -26,7 +27,8 @@ struct ValidateCommand: AsyncParsableCommand {
             report(excess)
             throw ExitCode(ExitStatus.invalid)
         }
-        Console.standardOutput.write(line: "\(file): valid, \(graph.nodes.count) tasks, \(graph.dependencies.totalCount) dependencies")
+        Console.standardOutput.write(line: "\(file): valid, \(String(counting: graph.nodes.count, "task")), "
+            + String(counting: graph.dependencies.totalCount, "dependency", plural: "dependencies"))
         graph.keepUntilExit()
     }
 }

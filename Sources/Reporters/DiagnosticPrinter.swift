@@ -16,7 +16,7 @@ public struct DiagnosticPrinter: Sendable {
 
     /// `3 errors found`, for the end of a listing a person reads; `nil` when there is no error.
     public func errorCountLine(_ diagnostics: Diagnostics) -> String? {
-        diagnostics.errorCount > 0 ? plural(diagnostics.errorCount, "error") + " found" : nil
+        diagnostics.errorCount > 0 ? String(counting: diagnostics.errorCount, "error") + " found" : nil
     }
 
     public func render(_ diagnostic: Diagnostic) -> [String] {

@@ -36,7 +36,7 @@ public struct PlanPrinter: Sendable {
             table.rows.append(row)
         }
         let queueCount = Set(layout.queueOfTask).count
-        var title = "plan for \(graph.pipeline.file): \(plural(graph.nodes.count, "task")) on \(plural(queueCount, "queue")), at most \(jobs) at once"
+        var title = "plan for \(graph.pipeline.file): \(String(counting: graph.nodes.count, "task")) on \(String(counting: queueCount, "queue")), at most \(jobs) at once"
         if graph.pipeline.declaresResources {
             title += "; resources " + resources.amounts.map { "\($0.name) \(Resources.text($0.value, of: $0.name))" }.joined(separator: ", ")
         }
@@ -127,7 +127,6 @@ public struct PlanPrinter: Sendable {
     }
 }
 
-func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
 
 

@@ -1,3 +1,4 @@
+import JobGraphBasics
 import PipelineModel
 import TaskGraph
 
@@ -22,7 +23,7 @@ public struct TaskListPrinter: Sendable {
             case .items(let items)?:
                 id += "[*]"
                 let shown = items.prefix(5).map(\.value).joined(separator: ", ")
-                notes.append("\(plural(items.count, "item")): \(shown)\(items.count > 5 ? ", …" : "")")
+                notes.append("\(String(counting: items.count, "item")): \(shown)\(items.count > 5 ? ", …" : "")")
             case .file(let source)?:
                 id += "[*]"
                 notes.append("items from \(source) at run time")
@@ -38,7 +39,7 @@ public struct TaskListPrinter: Sendable {
             table.rows.append([id, description])
         }
         let title = pipeline.name.map { "\($0) (\(pipeline.file))" } ?? pipeline.file
-        return [title + ": " + plural(shown, "task")] + table.render()
+        return [title + ": " + String(counting: shown, "task")] + table.render()
     }
 
     /// Renders `jobgraph list TASK`: the task's id and description, then a row per param with its type,

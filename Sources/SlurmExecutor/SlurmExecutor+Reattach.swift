@@ -1,4 +1,5 @@
 import Foundation
+import JobGraphBasics
 import Execution
 import PipelineModel
 
@@ -63,9 +64,9 @@ extension SlurmExecutor {
         if live.isEmpty {
             line += "none of its Slurm jobs is still pending or running"
         } else {
-            line += "reattaching to \(Self.count(live.count, "Slurm job")) (\(live.map(\.job).joined(separator: " ")))"
+            line += "reattaching to \(String(counting: live.count, "Slurm job")) (\(live.map(\.job).joined(separator: " ")))"
         }
-        if !ended.isEmpty { line += "; \(Self.count(ended.count, "job")) ended meanwhile, and count as they ended" }
+        if !ended.isEmpty { line += "; \(String(counting: ended.count, "job")) ended meanwhile, and count as they ended" }
         if !found.isEmpty {
             line += "; it was killed before it wrote down \(found.map(\.job).joined(separator: " ")), found by name and comment"
         }
@@ -153,7 +154,7 @@ extension SlurmExecutor {
         adoptedRuns.withLock { $0 = dead.map(\.token) }
         var line = "slurm: \(died); reusing its allocation \(job) (\(size))"
         if !steps.isEmpty {
-            line += "; ended its \(Self.count(steps.count, "worker step")) (\(steps.joined(separator: " ")))"
+            line += "; ended its \(String(counting: steps.count, "worker step")) (\(steps.joined(separator: " ")))"
             let running = interruptedTasks(of: dead)
             if !running.isEmpty {
                 line += ", so \(Self.list(running.map { "'\($0.rawValue)'" })), which \(running.count == 1 ? "was" : "were") running in them, run again"
@@ -207,7 +208,7 @@ extension SlurmExecutor {
         let fields = output.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
         guard fields.count == 2, let nodes = Int(fields[0]) else { return nil }
         let left = SlurmSpec.seconds(fromSlurmTime: fields[1]).map { "\(Int($0 / 60)) min left" } ?? "no time limit"
-        return "\(count(nodes, "node")), \(left)"
+        return "\(String(counting: nodes, "node")), \(left)"
     }
 
     /// "'a'", "'a' and 'b'", "'a', 'b' and 'c'".
@@ -247,7 +248,7 @@ extension SlurmExecutor {
         let output = try? cluster.scancel.run(ids)  // a failure is said below
         guard output?.succeeded == true else { return saying("scancel \(ids.joined(separator: " ")) failed: \(output?.message ?? "not run")") }
         try? ledger.release(dead.map(\.token))  // unreleased, the next run looks again and finds them gone
-        return saying("cancelled its \(count(ids.count, "Slurm job")) (\(ids.joined(separator: " ")))")
+        return saying("cancelled its \(String(counting: ids.count, "Slurm job")) (\(ids.joined(separator: " ")))")
     }
 
     /// "run 7 died", "runs 6 and 7 died".
@@ -255,8 +256,6 @@ extension SlurmExecutor {
         let numbers = dead.map { $0.run.map(String.init) ?? "?" }
         return numbers.count == 1 ? "run \(numbers[0]) died" : "runs \(numbers.dropLast().joined(separator: ", ")) and \(numbers.last!) died"
     }
-
-    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 
     /// Whether a status file holds how the commands ended (its second line), not only that they began.
     static func recordsAnEnd(_ statusFile: String) -> Bool {

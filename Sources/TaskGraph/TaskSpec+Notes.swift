@@ -1,3 +1,4 @@
+import JobGraphBasics
 import PipelineModel
 
 extension TaskSpec {
@@ -7,7 +8,7 @@ extension TaskSpec {
     /// Empty for a plain task.
     public var gateNotes: [String] {
         var notes: [String] = []
-        if case .parallel(let commands) = action { notes.append("parallel: \(commands.count) command\(commands.count == 1 ? "" : "s")") }
+        if case .parallel(let commands) = action { notes.append("parallel: \(String(counting: commands.count, "command"))") }
         if !conditions.isEmpty { notes.append("if " + conditions.map(\.summary).joined(separator: " and ")) }
         if !exclusive.isEmpty { notes.append("exclusive: " + exclusive.joined(separator: ", ")) }
         if let service { notes.append(service.summary) }

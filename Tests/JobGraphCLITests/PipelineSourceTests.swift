@@ -46,7 +46,7 @@ struct PipelineSourceTests {
         defer { directory.remove() }
         let validate = try await Self.run(["validate"], in: directory, subfolder: "src")
         #expect(validate.status == 0)
-        #expect(validate.outputLines == ["../jobgraph.yml: valid, 3 tasks, 1 dependencies"])
+        #expect(validate.outputLines == ["../jobgraph.yml: valid, 3 tasks, 1 dependency"])
         #expect(validate.errorLines == ["jobgraph: using ../jobgraph.yml"])
         let list = try await Self.run(["list"], in: directory, subfolder: "src")
         #expect(list.status == 0 && list.outputLines.contains { $0.hasPrefix("build") })

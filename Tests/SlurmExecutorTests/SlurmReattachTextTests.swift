@@ -19,8 +19,6 @@ import Testing
         #expect(SlurmExecutor.died([LedgerRun(token: "a", run: 7, jobs: [])]) == "run 7 died")
         #expect(SlurmExecutor.died([LedgerRun(token: "a", run: 5, jobs: []), LedgerRun(token: "b", run: 6, jobs: []),
                                     LedgerRun(token: "c", run: nil, jobs: [])]) == "runs 5, 6 and ? died")
-        #expect(SlurmExecutor.count(1, "Slurm job") == "1 Slurm job")
-        #expect(SlurmExecutor.count(3, "job") == "3 jobs")
     }
 
     /// A run killed between `sbatch`'s answer and writing it down: the job it was about to submit is found
