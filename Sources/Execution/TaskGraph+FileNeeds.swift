@@ -17,23 +17,27 @@ extension TaskGraph {
     ///   run, which reports it.
     /// - Parameters:
     ///   - pipelineDirectory: the pipeline's folder, absolute.
-    ///   - warnOverlaps: warn where an input glob and an output glob may name the same files (`validate`).
+    ///   - warnings: the races over files to warn about (`FileRaceWarnings`).
     ///   - previewingLists: for a graph that is shown, not run (`--dry-run`, `graph`, `explain`): the list
     ///     of a fan-out that has needs is read now too, when no task writes it (it is an input of the
     ///     pipeline); its items wait for those needs. A run reads such a list once its needs are done.
     /// - Returns: the graph, or `nil` on an error (reported in `diagnostics`).
     public func resolvingFiles(
-        pipelineDirectory: String, warnOverlaps: Bool = false, previewingLists: Bool = false, diagnostics: inout Diagnostics
+        pipelineDirectory: String, warnings: FileRaceWarnings = [], previewingLists: Bool = false, diagnostics: inout Diagnostics
     ) -> TaskGraph? {
         let configuration = RunConfiguration(
             jobs: 1, pipelineDirectory: pipelineDirectory, stateDirectory: pipelineDirectory, environment: [:], processorCount: 1)
         let paths = declaredPaths(configuration)
-        var graph = paths.map { addingFileNeeds($0, warnOverlaps: warnOverlaps, diagnostics: &diagnostics) } ?? self
+        var first = Diagnostics()
+        var graph = paths.map { addingFileNeeds($0, warnings: warnings, diagnostics: &first) } ?? self
         let outputs = previewingLists ? OutputIndex(paths ?? []) : nil
         if let withNeeds = graph, let listed = withNeeds.listsReadable(configuration, previewingWith: outputs), !listed.isEmpty {
+            // The graph with the lists' items is the one warned about; the first one's warnings would repeat.
             graph = TaskGraph.build(pipeline, listedItems: listed, diagnostics: &diagnostics).flatMap { rebuilt in
-                rebuilt.declaredPaths(configuration).map { rebuilt.addingFileNeeds($0, diagnostics: &diagnostics) } ?? rebuilt
+                rebuilt.declaredPaths(configuration).map { rebuilt.addingFileNeeds($0, warnings: warnings, diagnostics: &diagnostics) } ?? rebuilt
             }
+        } else {
+            diagnostics.append(contentsOf: first)
         }
         return diagnostics.hasErrors ? nil : graph
     }

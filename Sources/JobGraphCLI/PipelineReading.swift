@@ -8,13 +8,13 @@ import TaskGraph
 
 /// Loads and checks the pipeline for a command, printing every diagnostic; a pipeline with errors ends
 /// the command with exit status 2 (contract: "Exit codes").
-/// - Parameter fileNeedsIn: the pipeline's folder, to add the needs its files imply and warn where input
-///   and output globs may overlap (`validate`); `nil` adds none.
+/// - Parameter fileNeedsIn: the pipeline's folder, to add the needs its files imply and warn where tasks may
+///   race over files (`validate`); `nil` adds none.
 func checkedGraph(_ options: PipelineOptions, file: String, fileNeedsIn directory: String? = nil) throws -> TaskGraph {
     var diagnostics = Diagnostics()
     var graph = PipelineCheck.graph(contentsOf: file, variableOverrides: options.variableOverrides, diagnostics: &diagnostics)
     if let directory, let whole = graph, !diagnostics.hasErrors {
-        graph = whole.resolvingFiles(pipelineDirectory: directory, warnOverlaps: true, diagnostics: &diagnostics)
+        graph = whole.resolvingFiles(pipelineDirectory: directory, warnings: [.overlappingGlobs, .sharedOutputs], diagnostics: &diagnostics)
     }
     report(diagnostics)
     guard let graph, !diagnostics.hasErrors else { throw ExitCode(ExitStatus.invalid) }
@@ -56,7 +56,8 @@ func reportedSelection(
         : PipelineCheck.graph(contentsOf: source.file, variableOverrides: variableOverrides, variableCommands: commands, diagnostics: &diagnostics)
     // Before the selection, so that naming a task brings in what writes its inputs.
     if let whole = graph, !diagnostics.hasErrors {
-        graph = whole.resolvingFiles(pipelineDirectory: source.directory, previewingLists: previewingLists, diagnostics: &diagnostics)
+        graph = whole.resolvingFiles(pipelineDirectory: source.directory, warnings: .sharedOutputs, previewingLists: previewingLists,
+                                     diagnostics: &diagnostics)
     }
     // A run that names no task runs the file's `default:`, else every task that is not `manual`.
     if let whole = graph, !diagnostics.hasErrors {

@@ -24,6 +24,16 @@ public struct NodePaths: Sendable {
     }
 }
 
+/// Which races over files `TaskGraph.addingFileNeeds` warns about.
+public struct FileRaceWarnings: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// An input glob and an output glob that may name the same files: only a guess (`validate`).
+    public static let overlappingGlobs = FileRaceWarnings(rawValue: 1)
+    /// Two tasks that declare one output, neither needing the other: a fact, said at every load.
+    public static let sharedOutputs = FileRaceWarnings(rawValue: 2)
+}
+
 /// An edge no `needs` entry wrote: the dependent reads `path`, which the needed task writes
 /// (docs/pipeline.md, "Dependencies found from files").
 public struct InferredNeed: Sendable, Equatable {
@@ -40,16 +50,17 @@ extension TaskGraph {
     /// where no `needs` entry already makes one.
     ///
     /// A literal input matches a literal output and an output glob; an input glob matches a literal
-    /// output. Two globs are not compared (with `warnOverlaps`, a warning names both when their fixed
-    /// folders nest). A task never needs itself. A cycle through these edges is reported like any other,
+    /// output. Two globs are not compared (`warnings` may ask for a warning that names both when their
+    /// fixed folders nest). A task never needs itself. A cycle through these edges is reported like any other,
     /// naming the input and the output behind each one.
     /// - Parameters:
     ///   - paths: per node, its rendered paths; `nil` for a node whose paths are not known yet (a dynamic
     ///     fan-out's item paths), which then takes part with none.
+    ///   - warnings: the races over files to warn about.
     ///   - diagnostics: receives the cycles, and the warnings.
     /// - Returns: the graph (itself when nothing was inferred), or `nil` on a cycle.
     public func addingFileNeeds(
-        _ paths: [NodePaths?], warnOverlaps: Bool = false, diagnostics: inout Diagnostics
+        _ paths: [NodePaths?], warnings: FileRaceWarnings = [], diagnostics: inout Diagnostics
     ) -> TaskGraph? {
         let index = OutputIndex(paths)
         // First only what the files add: in a file whose needs are all written out (the usual case), nothing,
@@ -68,9 +79,9 @@ extension TaskGraph {
                 }
             }
         }
-        if warnOverlaps { index.warnAboutOverlappingGlobs(paths, diagnostics: &diagnostics) }
+        if warnings.contains(.overlappingGlobs) { index.warnAboutOverlappingGlobs(paths, diagnostics: &diagnostics) }
         guard !added.isEmpty else {
-            if warnOverlaps { index.warnAboutSharedOutputs(in: self, diagnostics: &diagnostics) }
+            if warnings.contains(.sharedOutputs) { index.warnAboutSharedOutputs(in: self, diagnostics: &diagnostics) }
             return self
         }
         var inferred: [InferredNeed] = []
@@ -103,7 +114,7 @@ extension TaskGraph {
             pipeline: pipeline, nodes: nodes, dependencies: withFiles, edgeNeeds: codes, dependents: dependents,
             topologicalOrder: order, names: names, inferredNeeds: inferredNeeds + inferred)
         graph.parameterValues = parameterValues
-        if warnOverlaps { index.warnAboutSharedOutputs(in: graph, diagnostics: &diagnostics) }
+        if warnings.contains(.sharedOutputs) { index.warnAboutSharedOutputs(in: graph, diagnostics: &diagnostics) }
         return graph
     }
 

@@ -116,6 +116,27 @@ struct FileNeedsTests {
         #expect(!outcome.standardError.contains("'patch' and 'binary'"), "\(outcome.standardError)")
     }
 
+    /// A path that names an `sh:` variable is known only to a run, which says what `validate` cannot.
+    @Test func aRunWarnsOfTwoTasksWritingOneFileWhereOnlyItKnowsThePath() async throws {
+        let directory = try folder("""
+            version: 1
+            vars:
+              ARCH: {sh: echo amd64}
+            tasks:
+              binary: {run: "echo a > app-{{ ARCH }}", outputs: ["app-{{ ARCH }}"]}
+              cross: {foreach: [amd64, arm64], run: "echo b > app-{{ item }}", outputs: ["app-{{ item }}"]}
+            """)
+        defer { directory.remove() }
+        let validated = try await JobGraphBinary.run(["validate", "p.yaml"], in: directory)
+        #expect(validated.status == 0 && !validated.standardError.contains("warning"), "\(validated.standardError)")
+        let outcome = try await JobGraphBinary.run(["run", "p.yaml", "--progress", "plain"], in: directory)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains(
+            "p.yaml:6:78: warning: 'cross[amd64]' and 'binary' both declare they write 'app-amd64', and neither needs the other"),
+                "\(outcome.standardError)")
+        #expect(outcome.errorLines.filter { $0.contains("warning:") }.count == 1, "\(outcome.standardError)")
+    }
+
     @Test func explainGraphAndTheDryRunSayWhichNeedsCameFromFiles() async throws {
         let directory = try folder()
         defer { directory.remove() }

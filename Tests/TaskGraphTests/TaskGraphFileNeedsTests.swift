@@ -36,7 +36,7 @@ import Testing
         let inferred = try #require(graph.addingFileNeeds(
             [paths(["out/**/*.o"], [], line: 3), paths([], ["out/x/a.o"], line: 7), paths([], ["out/b.o"], line: 11),
              paths([], ["out/.cache/c.o"], line: 15), paths([], ["out/*.o"], line: 19)],
-            warnOverlaps: true, diagnostics: &diagnostics))
+            warnings: .overlappingGlobs, diagnostics: &diagnostics))
         // `**` does not enter hidden folders, as on disk.
         #expect(inferred.needsByID["use"] == ["a", "b"])
         #expect(inferred.inferredNeed(ofNode: 0, edge: 0)?.path == "out/x/a.o", "an input glob shows the output it matched")
