@@ -220,9 +220,10 @@ struct UpToDateTests {
     // MARK: - kill -9
 
     @Test func killNineMidRunLeavesASoundDatabaseAndTheRerunDoesWhatDidNotFinish() async throws {
-        // `slow` writes its output first, then sleeps: after the kill the file is there, half made, and only
-        // the history can tell that the task never finished. Its delay is read from a file that is not an
-        // input, so the rerun is quick without changing its definition.
+        // `slow` writes its output first, then waits for `release`: after the kill the file is there, half made,
+        // and only the history can tell that the task never finished. `release` is not an input, so the rerun
+        // goes through without a change to its definition. Not a sleep: under load (the ThreadSanitizer pass
+        // beside stress-ng) a 30 s sleep ended before the test saw the task executing, and it was not killed.
         let folder = try PipelineFolder("""
             version: 1
             tasks:
@@ -231,13 +232,12 @@ struct UpToDateTests {
               side: {run: "echo side > side.out", outputs: [side.out]}
               slow:
                 needs: [b]
-                run: echo partial > slow.out; echo $$ > slow.pid; sleep $(cat delay.txt); echo done > slow.out
+                run: echo partial > slow.out; echo $$ > slow.pid; until [ -e release ]; do sleep 0.05; done; echo done > slow.out
                 inputs: [b.out]
                 outputs: [slow.out]
               after: {needs: [slow], run: "cat slow.out > after.out", inputs: [slow.out], outputs: [after.out]}
             """)
         defer { folder.remove() }
-        try folder.write("30.5", to: "delay.txt")
         let events = folder.nextEventsFile()
         let running = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "2", "--progress", "plain", "--events", events],
                                                in: folder.directory)
@@ -264,7 +264,7 @@ struct UpToDateTests {
         let text = try await folder.history()
         #expect(text.outputLines.contains { $0.contains("#1") && $0.contains("interrupted") }, "\(text.outputLines)")
 
-        try folder.write("0", to: "delay.txt")
+        try folder.write("", to: "release")
         let rerun = try await folder.run(["--jobs", "2"])
         #expect(rerun.status == 0, "\(rerun.outcome.standardError)")
         #expect(rerun.upToDate == ["a", "b", "side"])
