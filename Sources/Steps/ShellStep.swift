@@ -18,6 +18,11 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         var running: [UInt64: ProcessID] = [:]
         /// Commands whose program was busy, waiting for their timer to try again (see `retry`).
         var retrying = 0
+        /// Commands claimed to start and not yet in `running`: one that ends meanwhile must not end the
+        /// attempt. Under load the spawning thread once lost the processor between a command's start and
+        /// its entry here; the other command's end found nothing running, and the attempt ended without the
+        /// first one's output (ShellStepTests.parallelCommandsRunAtTheSameTime, loaded ThreadSanitizer pass).
+        var spawning = 0
         var failure: TaskResult?
         var isStopping = false
         var isDone = false
@@ -25,7 +30,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         var timedOut = false
 
         /// Nothing runs and nothing waits to: the attempt may end.
-        var isIdle: Bool { running.isEmpty && retrying == 0 }
+        var isIdle: Bool { running.isEmpty && retrying == 0 && spawning == 0 }
     }
 
     /// The pause before the first try again of a busy program, doubled for each next one; after a pause
@@ -88,6 +93,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         let limit = concurrently ? max(1, work.processLimit ?? commands.count) : 1
         let first = state.withLock { state -> Range<Int> in
             state.next = min(limit, commands.count)
+            state.spawning = state.next
             return 0..<state.next
         }
         for index in first { spawn(index) }
@@ -104,12 +110,14 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
             retry(index, after: busyPause)
             return
         } catch {
+            state.withLock { $0.spawning -= 1 }
             fail(.failed(exitCode: nil, reason: "cannot start `\(commands[index])`: \(error)"))
             return
         }
         let token = makeToken()
         let stopNow = state.withLock { state -> Bool in
             state.running[token.rawValue] = child.id
+            state.spawning -= 1
             return state.isStopping
         }
         let handler = ChildCallbacks(
@@ -124,12 +132,18 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
     /// Tries command `index` again once `pause` has passed, from a timer on the loop: its program was busy
     /// (see `ProcessSpawner.BusyProgram`). Sleeping instead held up the spawning thread, often the loop's.
     private func retry(_ index: Int, after pause: Duration) {
-        state.withLock { $0.retrying += 1 }
+        state.withLock { state in
+            state.retrying += 1
+            state.spawning -= 1
+        }
         loop.schedule(after: pause) { [self] in
             enum Next { case spawn, wait, finish(TaskResult) }
             let next = state.withLock { state -> Next in
                 state.retrying -= 1
-                guard state.isStopping else { return .spawn }
+                guard state.isStopping else {
+                    state.spawning += 1
+                    return .spawn
+                }
                 // Stopped meanwhile (a failure beside it, a timeout, the run): the command never ran.
                 if state.failure == nil {
                     state.failure = state.timedOut ? timedOut
@@ -195,6 +209,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
             if state.failure == nil, !state.isStopping, state.next < commands.count, concurrently || state.running.isEmpty {
                 // The next command of a list, or a parallel group's next one in the slot just freed.
                 state.next += 1
+                state.spawning += 1
                 return (.spawn(state.next - 1), group)
             }
             if !state.isIdle { return (.wait, group) }

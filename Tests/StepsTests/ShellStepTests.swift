@@ -79,6 +79,19 @@ struct ShellStepTests {
         }
     }
 
+    /// A command that ends at once, while the next one of its group is still being started, does not end
+    /// the attempt: every command's output comes before the end. Repeated, since it is a race to lose.
+    @Test func aCommandThatEndsAtOnceDoesNotEndItsGroupBeforeTheOthers() async throws {
+        try await withStepBench { bench in
+            for round in 0..<30 {
+                let work = bench.work(["true", "true", "echo late-\(round)"], concurrently: true)
+                let (lines, result) = try await bench.run(work)
+                #expect(result == .succeeded)
+                #expect(lines == ["late-\(round)"], "round \(round)")
+            }
+        }
+    }
+
     @Test func theFirstParallelFailureTerminatesTheOthers() async throws {
         try await withStepBench { bench in
             let work = bench.work([
