@@ -23,6 +23,9 @@ final class BatchJobQueue: Sendable {
         var nextSubmission: ContinuousClock.Instant?
         /// When the next pass is due, if one is scheduled.
         var nextPass: ContinuousClock.Instant?
+        /// When the next poll is due (`nil`: now). A pass that a submission or a cancel asks for polls only
+        /// then: the status calls keep their own pace, however many jobs go in.
+        var nextPoll: ContinuousClock.Instant?
         var interval: Double = BatchJobQueue.shortestInterval
         var arrays = 0
         /// When the first and the latest waiting item of each fan-out arrived, by array key.
@@ -218,7 +221,7 @@ final class BatchJobQueue: Sendable {
         queue.async { [self] in
             let output = try? cluster.scancel.run(ids)  // a failure is reported below
             note(output?.succeeded == true
-                ? "slurm: cancelled \(ids.count) job\(ids.count == 1 ? "" : "s") (\(ids.joined(separator: " "))) with one scancel"
+                ? "slurm: cancelled \(String(counting: ids.count, "job")) (\(ids.joined(separator: " "))) with one scancel"
                 : "slurm: scancel failed: \(output?.message ?? "not run")")
             schedulePass(after: 0)
         }
@@ -233,7 +236,12 @@ final class BatchJobQueue: Sendable {
     private func schedulePass(after delay: Double) {
         let due = clock.now + .milliseconds(Int64(delay * 1000))
         let schedule = state.withLock { state -> Bool in
-            if delay == 0 { state.interval = Self.shortestInterval }
+            if delay == 0 {
+                // Something happened (a job to submit or cancel): the next poll comes at the shortest interval.
+                state.interval = Self.shortestInterval
+                let soon = clock.now + .milliseconds(Int64(shortestPollInterval * 1000))
+                if let poll = state.nextPoll, poll > soon { state.nextPoll = soon }
+            }
             // A pass due sooner than the one scheduled goes ahead of it; an extra pass does no harm.
             if let next = state.nextPass, next <= due { return false }
             state.nextPass = due
@@ -264,7 +272,8 @@ final class BatchJobQueue: Sendable {
         for job in timedOut { endJob(job, slurmState: "CANCELLED", reason: nil, timedOut: true) }
         var changed = !cancels.isEmpty
         changed = submitWaiting() || changed
-        changed = poll() || changed
+        let pollDue = state.withLock { state in state.nextPoll.map { $0 <= clock.now + .milliseconds(5) } ?? true }
+        if pollDue { changed = poll() || changed }
 
         let (busy, waitForRate) = state.withLock { state -> (Bool, Double?) in
             let waitForRate = state.nextSubmission.map { clock.now < $0 ? ($0 - clock.now).inSeconds : 0 }
@@ -272,15 +281,27 @@ final class BatchJobQueue: Sendable {
             let wait = [waitForRate, waitForArray].compactMap { $0 }.max()
             return (!state.live.isEmpty || !state.waiting.isEmpty, state.waiting.isEmpty ? nil : wait)
         }
-        guard busy else { return }
-        let shortest = cluster.sacct == nil ? Self.shortestInterval : Self.shortestAccountingInterval
-        let delay = state.withLock { state -> Double in
-            state.interval = changed ? shortest : min(max(state.interval * 1.5, shortest), pollInterval)
-            return state.interval
+        guard busy else {
+            state.withLock { $0.nextPoll = nil }
+            return
         }
-        // Jitter: many runs started together (a job array of jobgraphs) do not poll in step.
-        let jittered = delay * Double.random(in: 0.8...1.2)
-        schedulePass(after: min(jittered, waitForRate.map { max($0, 0.01) } ?? jittered))
+        let untilPoll = state.withLock { state -> Double in
+            if pollDue {
+                let shortest = shortestPollInterval
+                state.interval = changed ? shortest : min(max(state.interval * 1.5, shortest), pollInterval)
+                // Jitter: many runs started together (a job array of jobgraphs) do not poll in step.
+                let jittered = state.interval * Double.random(in: 0.8...1.2)
+                state.nextPoll = clock.now + .milliseconds(Int64(jittered * 1000))
+                return jittered
+            }
+            return max(0, ((state.nextPoll ?? clock.now) - clock.now).inSeconds)
+        }
+        schedulePass(after: min(untilPoll, waitForRate.map { max($0, 0.01) } ?? untilPoll))
+    }
+
+    /// The shortest time between two polls: `sacct` asks the accounting database, which costs the site more.
+    private var shortestPollInterval: Double {
+        cluster.sacct == nil ? Self.shortestInterval : Self.shortestAccountingInterval
     }
 
     /// How long the array of `key` still waits for more of its items: `nil` once it may go in.
