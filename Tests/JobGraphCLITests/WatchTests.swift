@@ -46,6 +46,14 @@ struct WatchTests {
     }
 
     /// Each run's transitions, split at the `run-finished` records.
+    /// The transitions of run `index` (0 for the first); none when it has not happened, so that a watch that
+    /// fell behind fails its checks instead of crashing the test process (the loaded ThreadSanitizer round at
+    /// d8983ec: `Index out of range` ended every test still running).
+    private static func run(_ index: Int, of running: RunningJobGraph) -> [[String: Any]] {
+        let all = runs(running)
+        return index < all.count ? all[index] : []
+    }
+
     private static func runs(_ running: RunningJobGraph) -> [[[String: Any]]] {
         var runs: [[[String: Any]]] = [[]]
         for event in running.events(in: "events.jsonl") {
@@ -70,7 +78,7 @@ struct WatchTests {
         let running = try Self.start()
         defer { running.directory.remove() }
         #expect(await Self.waitForWatching(running, count: 1))
-        #expect(RunResult.finalStates(in: Self.runs(running)[0]) == ["gen": "succeeded", "use": "succeeded", "other": "succeeded"])
+        #expect(RunResult.finalStates(in: Self.run(0, of: running)) == ["gen": "succeeded", "use": "succeeded", "other": "succeeded"])
 
         let edited = ContinuousClock.now
         try running.directory.write("2\n", to: "a.txt")
@@ -78,13 +86,13 @@ struct WatchTests {
         let latency = ContinuousClock.now - edited
         print("watch: edit to rerun ended, as seen by the test: \(latency)")
         #expect(running.standardOutput.contains("change in a.txt: running again\n"))
-        #expect(RunResult.finalStates(in: Self.runs(running)[1]) == ["gen": "succeeded", "use": "succeeded", "other": "up-to-date"])
+        #expect(RunResult.finalStates(in: Self.run(1, of: running)) == ["gen": "succeeded", "use": "succeeded", "other": "up-to-date"])
         #expect(running.directory.read("c.txt") == "2\n")
 
         try running.directory.write("y\n", to: "x.txt")
         #expect(await Self.waitForWatching(running, count: 3))
         #expect(running.standardOutput.contains("change in x.txt: running again\n"))
-        #expect(RunResult.finalStates(in: Self.runs(running)[2]) == ["gen": "up-to-date", "use": "up-to-date", "other": "succeeded"])
+        #expect(RunResult.finalStates(in: Self.run(2, of: running)) == ["gen": "up-to-date", "use": "up-to-date", "other": "succeeded"])
         // The runs' own writes (b.txt, c.txt, y.txt are outputs) started no run of their own.
         let outcome = try await Self.interrupt(running)
         #expect(Self.runs(running).count == 3, "\(outcome.standardOutput)")
@@ -108,7 +116,7 @@ struct WatchTests {
         #expect(await Self.waitForWatching(running, count: 3))
         #expect(running.standardOutput.contains("change in p.yaml: reloading it and running again\n"))
         #expect(running.directory.exists("extra.ran"))
-        #expect(RunResult.finalStates(in: Self.runs(running)[2])["extra"] == "succeeded")
+        #expect(RunResult.finalStates(in: Self.run(2, of: running))["extra"] == "succeeded")
         _ = try await Self.interrupt(running)
     }
 
