@@ -68,13 +68,13 @@ public struct WatchSession {
                         changed += watchSet.inputs(below: change.path)
                     }
                     if changes.contains(where: { $0.path == pipelineFile }) {
-                        guard let reloaded = reload() else {
-                            say(WatchText.invalidEdit(file), false)
-                            continue
+                        if let reloaded = reload() {
+                            graph = reloaded
+                            say(WatchText.reload(file), false)
+                            break waiting
                         }
-                        graph = reloaded
-                        say(WatchText.reload(file), false)
-                        break waiting
+                        // The last good pipeline stays; an input changed in the same batch still runs it again.
+                        say(WatchText.invalidEdit(file), false)
                     }
                     changed += changes.filter { !$0.isDirectory && watchSet.isInput($0.path) }.map(\.path)
                     guard !changed.isEmpty else { continue }

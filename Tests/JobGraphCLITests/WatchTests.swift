@@ -120,6 +120,20 @@ struct WatchTests {
         _ = try await Self.interrupt(running)
     }
 
+    /// A broken edit of the pipeline and an input edit saved together (one batch of changes): the input's
+    /// change still runs the last good pipeline again. It used to be dropped with the broken edit.
+    @Test func anInputEditedWithABrokenPipelineEditStillRunsAgain() async throws {
+        let running = try Self.start()
+        defer { running.directory.remove() }
+        #expect(await Self.waitForWatching(running, count: 1))
+        try running.directory.write(Self.pipeline + "\n  extra: {run: \"touch extra.ran\", neds: [gen]}\n", to: "p.yaml")
+        try running.directory.write("2\n", to: "a.txt")
+        #expect(await Self.waitForWatching(running, count: 2), "\(running.standardOutput)\(running.standardError)")
+        #expect(running.standardOutput.contains("p.yaml has errors; still watching, save a fix to run again\n"))
+        #expect(RunResult.finalStates(in: Self.run(1, of: running))["gen"] == "succeeded", "\(Self.transitions(running))")
+        _ = try await Self.interrupt(running)
+    }
+
     @Test func aChangeWhileATaskRunsWaitsForTheRunToEnd() async throws {
         // `gen` waits for a file the test creates, so the second edit surely lands while it executes.
         let yaml = """
