@@ -23,6 +23,10 @@ public struct ProcessSpawner: Sendable {
     /// on a busy core, for every task). Off by default: a caller that reads the output to its end itself
     /// would wait forever.
     public var holdsOutputOpen = false
+    /// How long a caller that gets `textFileBusy` (`BusyProgram.report`) keeps trying again before it lets the
+    /// shell say why the program cannot run. The window it waits out closes within milliseconds; a test that
+    /// holds a program open from a thread that may be starved for a while raises it.
+    public var busyPatience = Duration.milliseconds(512)
 
     /// What `spawn(command:…)` does when the program is busy (`ETXTBSY`): some process still holds it open
     /// for writing, typically a child forked elsewhere while the file was being written, between its fork

@@ -33,9 +33,9 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         var isIdle: Bool { running.isEmpty && retrying == 0 && spawning == 0 }
     }
 
-    /// The pause before the first try again of a busy program, doubled for each next one; after a pause
-    /// longer than `lastBusyPause` (half a second in all) the shell gets the command and says why it fails.
-    private static let firstBusyPause = Duration.milliseconds(1), lastBusyPause = Duration.milliseconds(256)
+    /// The pause before the first try again of a busy program, doubled for each next one; once the pauses
+    /// add up to about the spawner's `busyPatience`, the shell gets the command and says why it fails.
+    private static let firstBusyPause = Duration.milliseconds(1)
 
     private let work: TaskWork
     private let commands: [String]
@@ -101,7 +101,8 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
 
     private func spawn(_ index: Int, busyPause: Duration = ShellStep.firstBusyPause) {
         let child: ChildProcess
-        let isLastTry = busyPause > Self.lastBusyPause
+        // The pauses so far add up to `busyPause` less the first one.
+        let isLastTry = busyPause >= spawner.busyPatience
         do {
             child = try spawner.spawn(command: commands[index], environment: environment, sharedEnvironment: sharedEnvironment,
                                       workingDirectory: work.workingDirectory, niceness: work.niceness,

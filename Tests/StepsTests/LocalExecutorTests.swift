@@ -1,5 +1,6 @@
 import Execution
 import Foundation
+import JobGraphSystem
 import JobGraphTestSupport
 import Testing
 
@@ -70,9 +71,12 @@ struct LocalExecutorTests {
 
     /// A command whose program is busy (`ETXTBSY`, see `ProcessSpawner.BusyProgram`) is tried again from a
     /// timer: `start` returns while the script is still held open for writing, and the command runs once
-    /// it is let go.
+    /// it is let go. The patience is raised from half a second: under load this test's thread was once
+    /// starved for longer between `start` and `close` (loaded ThreadSanitizer round at d8983ec).
     @Test func aBusyProgramIsTriedAgainFromATimerAndRuns() async throws {
-        try await withStepBench { bench in
+        var spawner = ProcessSpawner()
+        spawner.busyPatience = .seconds(600)
+        try await withStepBench(spawner: spawner) { bench in
             try bench.directory.write("#!/bin/sh\necho ran\n", to: "busy")
             #expect(chmod(bench.directory.file("busy"), 0o755) == 0)
             let writer = open(bench.directory.file("busy"), O_WRONLY | O_CLOEXEC)
@@ -81,6 +85,27 @@ struct LocalExecutorTests {
             close(writer)
             #expect(await watch.end() == .succeeded)
             #expect(watch.lines == ["ran"])
+        }
+    }
+
+    /// A program that stays busy beyond the spawner's patience goes to the shell, which says why it cannot
+    /// run: the task fails with the shell's 126, its message in the output.
+    @Test func aProgramBusyBeyondThePatienceFailsWithTheShellsMessage() async throws {
+        var spawner = ProcessSpawner()
+        spawner.busyPatience = .milliseconds(4)
+        try await withStepBench(spawner: spawner) { bench in
+            try bench.directory.write("#!/bin/sh\necho ran\n", to: "busy")
+            #expect(chmod(bench.directory.file("busy"), 0o755) == 0)
+            let writer = open(bench.directory.file("busy"), O_WRONLY | O_CLOEXEC)
+            #expect(writer >= 0)
+            defer { close(writer) }
+            var watch = try bench.start(bench.work(["./busy"]))
+            guard case .failed(let exitCode, _, _)? = await watch.end() else {
+                Issue.record("the task did not fail")
+                return
+            }
+            #expect(exitCode == 126)
+            #expect(watch.lines.count == 1 && watch.lines[0].contains("Text file busy"), "\(watch.lines)")
         }
     }
 }

@@ -55,7 +55,8 @@ struct StepBench: Sendable {
 }
 
 /// Runs `body` with a fresh bench, then stops the loop and removes the directory.
-func withStepBench<Result>(_ body: (StepBench) async throws -> Result) async throws -> Result {
+func withStepBench<Result>(spawner: ProcessSpawner = ProcessSpawner(),
+                           _ body: (StepBench) async throws -> Result) async throws -> Result {
     let directory = try ScratchDirectory("jobgraph-steps")
     let loop = try EventLoop()
     defer {
@@ -63,7 +64,7 @@ func withStepBench<Result>(_ body: (StepBench) async throws -> Result) async thr
         directory.remove()
     }
     let bench = StepBench(directory: directory, loop: loop,
-                          executor: LocalExecutor(loop: loop, logDirectory: directory.file("logs")))
+                          executor: LocalExecutor(loop: loop, logDirectory: directory.file("logs"), spawner: spawner))
     return try await body(bench)
 }
 
