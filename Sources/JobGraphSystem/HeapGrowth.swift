@@ -10,9 +10,9 @@ public enum HeapGrowth {
     /// any other thread exists: a thread's arena reserves `step` when it is made, and grows by pages after.
     ///
     /// Why: by default a thread's arena grows by the pages each request needs, one `mprotect` call at a
-    /// time: 4,880 calls in a checked no-op rerun of 10,000 layered tasks (`strace -c`), each holding the
-    /// process's memory map lock, which the page faults of the other threads then wait for. With 16 MiB
-    /// steps there were 47.
+    /// time: 4,880 calls in a checked no-op rerun of `noop-rerun.sh`'s 10,000 layered tasks (`strace -c`),
+    /// each holding the process's memory map lock, which the page faults of the other threads then wait
+    /// for. With 16 MiB steps there were 179 (Benchmarks/README.md, "The checked no-op rerun profiled again").
     @discardableResult
     public static func growInLargeSteps() -> Bool {
         // `mallopt` is declared in <malloc.h>, which Glibc's module does not include; `M_TOP_PAD` is -2 there.

@@ -16,13 +16,12 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         /// The first command not started yet.
         var next = 0
         var running: [UInt64: ProcessID] = [:]
-        /// Commands whose program was busy, waiting for their timer to try again (see `retry`).
-        var retrying = 0
-        /// Commands claimed to start and not yet in `running`: one that ends meanwhile must not end the
-        /// attempt. Under load the spawning thread once lost the processor between a command's start and
-        /// its entry here; the other command's end found nothing running, and the attempt ended without the
-        /// first one's output (ShellStepTests.parallelCommandsRunAtTheSameTime, loaded ThreadSanitizer pass).
-        var spawning = 0
+        /// Commands claimed to start and not yet in `running`, being spawned or waiting for their timer to try
+        /// a busy program again (see `retry`): one that ends meanwhile must not end the attempt. Under load the
+        /// spawning thread once lost the processor between a command's start and its entry here; the other
+        /// command's end found nothing running, and the attempt ended without the first one's output
+        /// (ShellStepTests.parallelCommandsRunAtTheSameTime, loaded ThreadSanitizer pass).
+        var starting = 0
         var failure: TaskResult?
         var isStopping = false
         var isDone = false
@@ -30,7 +29,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         var timedOut = false
 
         /// Nothing runs and nothing waits to: the attempt may end.
-        var isIdle: Bool { running.isEmpty && retrying == 0 && spawning == 0 }
+        var isIdle: Bool { running.isEmpty && starting == 0 }
     }
 
     /// The pause before the first try again of a busy program, doubled for each next one; once the pauses
@@ -93,7 +92,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
         let limit = concurrently ? max(1, work.processLimit ?? commands.count) : 1
         let first = state.withLock { state -> Range<Int> in
             state.next = min(limit, commands.count)
-            state.spawning = state.next
+            state.starting = state.next
             return 0..<state.next
         }
         for index in first { spawn(index) }
@@ -111,14 +110,14 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
             retry(index, after: busyPause)
             return
         } catch {
-            state.withLock { $0.spawning -= 1 }
+            state.withLock { $0.starting -= 1 }
             fail(.failed(exitCode: nil, reason: "cannot start `\(commands[index])`: \(error)"))
             return
         }
         let token = makeToken()
         let stopNow = state.withLock { state -> Bool in
             state.running[token.rawValue] = child.id
-            state.spawning -= 1
+            state.starting -= 1
             return state.isStopping
         }
         let handler = ChildCallbacks(
@@ -133,18 +132,11 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
     /// Tries command `index` again once `pause` has passed, from a timer on the loop: its program was busy
     /// (see `ProcessSpawner.BusyProgram`). Sleeping instead held up the spawning thread, often the loop's.
     private func retry(_ index: Int, after pause: Duration) {
-        state.withLock { state in
-            state.retrying += 1
-            state.spawning -= 1
-        }
         loop.schedule(after: pause) { [self] in
             enum Next { case spawn, wait, finish(TaskResult) }
             let next = state.withLock { state -> Next in
-                state.retrying -= 1
-                guard state.isStopping else {
-                    state.spawning += 1
-                    return .spawn
-                }
+                guard state.isStopping else { return .spawn }
+                state.starting -= 1
                 // Stopped meanwhile (a failure beside it, a timeout, the run): the command never ran.
                 if state.failure == nil {
                     state.failure = state.timedOut ? timedOut
@@ -210,7 +202,7 @@ final class ShellStep: TaskExecution, @unchecked Sendable {
             if state.failure == nil, !state.isStopping, state.next < commands.count, concurrently || state.running.isEmpty {
                 // The next command of a list, or a parallel group's next one in the slot just freed.
                 state.next += 1
-                state.spawning += 1
+                state.starting += 1
                 return (.spawn(state.next - 1), group)
             }
             if !state.isIdle { return (.wait, group) }

@@ -63,6 +63,14 @@ extension TaskGraph {
         _ paths: [NodePaths?], warnings: FileRaceWarnings = [], diagnostics: inout Diagnostics
     ) -> TaskGraph? {
         let index = OutputIndex(paths)
+        if warnings.contains(.overlappingGlobs) { index.warnAboutOverlappingGlobs(paths, diagnostics: &diagnostics) }
+        guard let graph = adding(needsFrom: index, paths, diagnostics: &diagnostics) else { return nil }
+        if warnings.contains(.sharedOutputs) { index.warnAboutSharedOutputs(in: graph, diagnostics: &diagnostics) }
+        return graph
+    }
+
+    /// The graph with the edges `index` finds for `paths`, or `nil` on a cycle, which `diagnostics` receives.
+    private func adding(needsFrom index: OutputIndex, _ paths: [NodePaths?], diagnostics: inout Diagnostics) -> TaskGraph? {
         // First only what the files add: in a file whose needs are all written out (the usual case), nothing,
         // and the graph is kept as it is.
         var added: [(node: Int, producer: Int, need: InferredNeed)] = []
@@ -79,11 +87,7 @@ extension TaskGraph {
                 }
             }
         }
-        if warnings.contains(.overlappingGlobs) { index.warnAboutOverlappingGlobs(paths, diagnostics: &diagnostics) }
-        guard !added.isEmpty else {
-            if warnings.contains(.sharedOutputs) { index.warnAboutSharedOutputs(in: self, diagnostics: &diagnostics) }
-            return self
-        }
+        guard !added.isEmpty else { return self }
         var inferred: [InferredNeed] = []
         var builder = AdjacencyBuilder(nodeCapacity: nodes.count, edgeCapacity: dependencies.count + added.count)
         var codes: [Int32] = []
@@ -114,7 +118,6 @@ extension TaskGraph {
             pipeline: pipeline, nodes: nodes, dependencies: withFiles, edgeNeeds: codes, dependents: dependents,
             topologicalOrder: order, names: names, inferredNeeds: inferredNeeds + inferred)
         graph.parameterValues = parameterValues
-        if warnings.contains(.sharedOutputs) { index.warnAboutSharedOutputs(in: graph, diagnostics: &diagnostics) }
         return graph
     }
 
@@ -247,31 +250,22 @@ public struct OutputIndex {
         var examined: Set<[SourceLocation]> = []
         let shared = literal.filter { $0.value.count > 1 }.sorted { $0.key.precedesInByteOrder($1.key) }
         for (path, producers) in shared {
-            // One producer per declaration, and a second where the items of one fan-out share it: a fan-out
-            // of thousands writing one file is warned about once, not compared pair by pair.
-            var declarations: [SourceLocation: [Producer]] = [:]
-            var order: [SourceLocation] = []
-            for producer in producers where declarations[producer.output.location, default: []].count < 2 {
-                if declarations[producer.output.location] == nil { order.append(producer.output.location) }
-                if declarations[producer.output.location]?.first?.node != producer.node {
-                    declarations[producer.output.location, default: []].append(producer)
+            // Each producer is compared with the first of each declaration before it, once per pair of
+            // declarations: a fan-out of thousands writing one file is warned about once.
+            var firsts: [Producer] = []
+            for second in producers {
+                for first in firsts where first.node != second.node {
+                    guard !examined.contains([second.output.location, first.output.location]),
+                          examined.insert([first.output.location, second.output.location]).inserted,
+                          !graph.needs(first.node, transitively: second.node), !graph.needs(second.node, transitively: first.node)
+                    else { continue }
+                    diagnostics.warning(
+                        "'\(graph.nodes[second.node].id.rawValue)' and '\(graph.nodes[first.node].id.rawValue)' both declare they write "
+                            + "'\(path)', and neither needs the other, so they may run at once and race; let one task write it, "
+                            + "or add a `needs` entry", at: second.output.location)
+                    diagnostics.note("'\(graph.nodes[first.node].id.rawValue)' declares it here", at: first.output.location)
                 }
-            }
-            var pairs: [(Producer, Producer)] = []
-            for (position, location) in order.enumerated() {
-                let own = declarations[location]!
-                if own.count == 2 { pairs.append((own[0], own[1])) }
-                for other in order[(position + 1)...] { pairs.append((own[0], declarations[other]![0])) }
-            }
-            for (first, second) in pairs where first.node != second.node {
-                guard examined.insert([first.output.location, second.output.location]).inserted,
-                      !graph.needs(first.node, transitively: second.node), !graph.needs(second.node, transitively: first.node)
-                else { continue }
-                diagnostics.warning(
-                    "'\(graph.nodes[second.node].id.rawValue)' and '\(graph.nodes[first.node].id.rawValue)' both declare they write "
-                        + "'\(path)', and neither needs the other, so they may run at once and race; let one task write it, "
-                        + "or add a `needs` entry", at: second.output.location)
-                diagnostics.note("'\(graph.nodes[first.node].id.rawValue)' declares it here", at: first.output.location)
+                if !firsts.contains(where: { $0.output.location == second.output.location }) { firsts.append(second) }
             }
         }
     }

@@ -69,7 +69,11 @@ struct EscapedProcessTests {
         var pids: [String: pid_t] = [:]
         for task in escapees {
             let text = try #require(folder.directory.read("\(task).pid"), "the \(task) escapee never started")
-            pids[task] = try #require(pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+            guard let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                Issue.record("the \(task) escapee wrote '\(text)'")
+                continue
+            }
+            pids[task] = pid
         }
         return pids
     }
