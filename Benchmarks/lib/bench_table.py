@@ -158,7 +158,7 @@ def targets(rows_by_label, validate, startup, size, big_size):
 
     def check(text, measured, limit, shown):
         if measured is not None:
-            checks.append((text, shown(measured), measured < limit))
+            checks.append((text, shown(measured), measured <= limit))
 
     def check_ratio(text, label, peer, limit):
         mine, theirs = value(label, "jobgraph"), value(label, peer)
@@ -167,23 +167,24 @@ def targets(rows_by_label, validate, startup, size, big_size):
 
     seconds = lambda value: fmt(value, "s")  # noqa: E731
     megabytes = lambda value: fmt(value, "MB")  # noqa: E731
+    # Issue 31's targets ("One path through the engine").
     for shape in ("layered", "wide"):
         label = f"{shape} {size:,}, clean run"
-        check_ratio(f"{label}: faster than make", label, "make", 1.0)
-        check_ratio(f"{label}: within 1.2× of the spawn loop", label, "floor", 1.2)
+        check_ratio(f"{label}: at most 1.0× make", label, "make", 1.0)
+        check_ratio(f"{label}: at most 1.1× the spawn loop", label, "floor", 1.1)
     label = f"chain {size:,}, clean run"
-    check_ratio(f"{label}: within 1.3× of the spawn loop", label, "floor", 1.3)
+    check_ratio(f"{label}: at most 1.1× the spawn loop", label, "floor", 1.1)
     # The first rerun after a build is the one users meet most; a commented one follows an edit of the pipeline's
     # comments, a checked one an edit of its YAML content that changes no task, and a later one the rerun before.
     # jobgraph checks every task in each (one code path).
     for kind in noop_rerun.ROUNDS:
         label = f"layered {size:,}, {kind} no-op rerun"
-        check_ratio(f"{label}: within 1.5× of ninja", label, "ninja", 1.5)
+        check_ratio(f"{label}: at most 1.5× ninja", label, "ninja", 1.5)
     for kind in noop_rerun.ROUNDS:
         label = f"layered {big_size:,}, {kind} no-op rerun"
-        check(f"{label}: under 0.5 s", value(label, "jobgraph"), 0.5, seconds)
+        check(f"{label}: at most 0.5 s", value(label, "jobgraph"), 0.5, seconds)
     label = f"layered {big_size:,}, clean run peak memory"
-    check(f"{label}: under 250 MB", value(label, "jobgraph"), 250, megabytes)
+    check(f"{label}: at most 150 MB", value(label, "jobgraph"), 150, megabytes)
     by_size = {size: figures["jobgraph"] for size, figures in validate}
     million = by_size.get(1_000_000, (None, None))
     check("validate 1,000,000 tasks: within 3.5 s", million[0], 3.5, seconds)
