@@ -87,9 +87,10 @@ UNINSTRUMENTED static int run_child(void *argument) {
     }
     if (!request->inherits_standard_descriptors) {
         // Output first: if this process runs with 0–2 closed, the pipe may hold one of those numbers, and
-        // the input descriptor is 3 or above by contract.
+        // the errors and input descriptors are 3 or above by contract.
         if (move_descriptor(request->output, STDOUT_FILENO) < 0) fail(context);
-        if (move_descriptor(request->output, STDERR_FILENO) < 0) fail(context);
+        int errors = request->errors >= 0 ? request->errors : request->output;
+        if (move_descriptor(errors, STDERR_FILENO) < 0) fail(context);
         if (move_descriptor(request->input, STDIN_FILENO) < 0) fail(context);
     }
     if (request->directory != NULL && syscall(SYS_chdir, request->directory) != 0) fail(context);

@@ -121,9 +121,10 @@ public struct ProcessSpawner: Sendable {
             try pipe.readEnd.setOnlyNonBlocking()
             pid = try withEnvironment(configuration.sharedEnvironment, adding: ownEnvironment,
                                       count: configuration.environment.count) { envp throws(SystemError) in
-                try Self.spawnOnce(program, arguments: argv.pointers, environment: envp, output: pipe.writeEnd, input: input,
-                                   workingDirectory: configuration.workingDirectory, niceness: configuration.niceness,
-                                   inherits: configuration.inheritsStandardDescriptors, terminal: configuration.foregroundTerminal)
+                try Self.spawnOnce(program, arguments: argv.pointers, environment: envp, output: pipe.writeEnd,
+                                   errors: configuration.errors, input: input, workingDirectory: configuration.workingDirectory,
+                                   niceness: configuration.niceness, inherits: configuration.inheritsStandardDescriptors,
+                                   terminal: configuration.foregroundTerminal)
             }
         } catch {
             pipe.readEnd.closeIgnoringErrors()
@@ -154,15 +155,16 @@ public struct ProcessSpawner: Sendable {
     /// One `jobgraph_spawn`; its errors carry the name `posix_spawn`, whose contract it keeps.
     private static func spawnOnce(
         _ program: String, arguments: UnsafePointer<UnsafeMutablePointer<CChar>?>,
-        environment: UnsafePointer<UnsafeMutablePointer<CChar>?>, output: FileDescriptor, input: FileDescriptor,
-        workingDirectory: String?, niceness: CInt, inherits: Bool, terminal: CInt?
+        environment: UnsafePointer<UnsafeMutablePointer<CChar>?>, output: FileDescriptor, errors: FileDescriptor?,
+        input: FileDescriptor, workingDirectory: String?, niceness: CInt, inherits: Bool, terminal: CInt?
     ) throws(SystemError) -> pid_t {
         var pid: pid_t = 0
         var nicenessFailed: CInt = 0
         let result = program.withCString { path in
             withOptionalCString(workingDirectory) { directory in
                 var request = jobgraph_spawn_request(path: path, arguments: arguments, environment: environment,
-                                                     output: output.rawValue, input: input.rawValue, directory: directory,
+                                                     output: output.rawValue, errors: errors?.rawValue ?? -1,
+                                                     input: input.rawValue, directory: directory,
                                                      niceness: niceness, inherits_standard_descriptors: inherits ? 1 : 0,
                                                      terminal: terminal ?? -1)
                 return jobgraph_spawn(&request, &pid, &nicenessFailed)
@@ -176,10 +178,8 @@ public struct ProcessSpawner: Sendable {
     /// `jobgraph_spawn` needs) and close-on-exec. Never closed: it lives as long as the process may spawn.
     private static let nullDevice = Result { () throws(SystemError) -> FileDescriptor in
         let opened = try sys("open", subject: "/dev/null") { open("/dev/null", O_RDONLY | O_CLOEXEC) }
-        guard opened < 3 else { return FileDescriptor(rawValue: opened) }
-        // This process started with 0–2 closed: move it out of the child's way.
-        defer { _ = close(opened) }
-        return FileDescriptor(rawValue: try sys("fcntl", subject: "/dev/null") { fcntl(opened, F_DUPFD_CLOEXEC, 3) })
+        // This process may have started with 0–2 closed: out of the child's way.
+        return try FileDescriptor(rawValue: opened).numberedAboveStandardDescriptors()
     }
 
     /// Calls `body` with the `envp` of `shared`'s entries followed by `own`'s.

@@ -20,6 +20,9 @@ public struct SpawnConfiguration: Hashable, Sendable {
     /// A terminal descriptor (see `TerminalForeground`) whose foreground the child's process group takes
     /// before its exec; `nil` leaves the terminal alone.
     public var foregroundTerminal: CInt?
+    /// A descriptor numbered 3 or above that becomes the child's standard error, apart from its output
+    /// (`CapturedRun`); `nil` sends standard error to the output pipe.
+    public var errors: FileDescriptor?
 
     /// A configuration; see each property.
     public init(

@@ -1,6 +1,6 @@
-import Foundation
 import Execution
 import JobGraphBasics
+import JobGraphSystem
 
 /// One run of a Slurm client command (`sbatch`, `squeue`, `scancel`, `sinfo`, `salloc`), its output captured.
 ///
@@ -29,19 +29,13 @@ struct SlurmCommand: Sendable {
 
     /// Runs the command with `arguments` (without the program's name).
     /// - Throws: when it cannot be started at all.
-    /// - Parameter niceness: runs the command under `nice`, so that Slurm's `PropagatePrioProcess` gives the
-    ///   job's processes that niceness.
+    /// - Parameter niceness: the command's niceness, so that Slurm's `PropagatePrioProcess` gives the job's
+    ///   processes that niceness.
     func run(_ arguments: [String], environment override: [String: String]? = nil, niceness: Int32 = 0) throws -> Output {
-        let process = Process()
-        if niceness > 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
-            process.arguments = ["-n", String(niceness), path] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = arguments
-        }
-        process.environment = override ?? environment
-        let output = try process.runCapturingOutput()
-        return Output(status: output.status, standardOutput: output.standardOutput, standardError: output.standardError)
+        let environment = (override ?? environment).map { "\($0.key)=\($0.value)" }
+        let run = try CapturedRun.run(SpawnConfiguration(executablePath: path, arguments: [path] + arguments,
+                                                         environment: environment, niceness: niceness))
+        return Output(status: run.status.shellStatus, standardOutput: String(decoding: run.standardOutput, as: UTF8.self),
+                      standardError: String(decoding: run.standardError, as: UTF8.self))
     }
 }

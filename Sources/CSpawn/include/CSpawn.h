@@ -14,8 +14,10 @@ typedef struct {
     char *const *arguments;
     /// NULL-terminated `NAME=value` entries.
     char *const *environment;
-    /// Becomes the child's standard output and standard error.
+    /// Becomes the child's standard output, and its standard error unless `errors` is given.
     int output;
+    /// -1, or a descriptor numbered 3 or above that becomes the child's standard error.
+    int errors;
     /// An open descriptor numbered 3 or above that becomes the child's standard input.
     int input;
     /// The child's working directory; NULL keeps this process's.
