@@ -136,4 +136,30 @@ import Testing
             ProcessTable.living(withArgument: "300.831").isEmpty && ProcessTable.living(withArgument: "300.832").isEmpty
         })
     }
+
+    /// With accounting, `sacct` answers for the run: a job it does not list yet (the database learns of it a
+    /// moment after the controller) is taken to be queued, not asked of `squeue` at once.
+    @Test func aJobSacctListsOnItsSecondPollIsNeverAskedOfSqueue() async throws {
+        let run = try await FakeSlurm.run("version: 1\ntasks:\n  quick: {run: \"echo done\"}\n", mode: .jobs,
+                                          environment: ["FAKE_SLURM_ACCOUNTING": "1", "FAKE_SACCT_LAG": "1"])
+        defer { run.fake.directory.remove() }
+        #expect(run.finalState(of: "quick") == .succeeded, "\(run.observer.transitionLines)")
+        #expect(run.last("quick")?.executorState == "COMPLETED")
+        #expect(run.fake.calls.contains("sacct-said 100 COMPLETED"), "\(run.fake.calls)")
+        #expect(run.fake.arguments(of: "squeue").isEmpty, "\(run.fake.calls)")
+    }
+
+    /// A job `sacct` has not listed at two polls is asked of `squeue`, which still sees it through.
+    @Test func aJobSacctNeverListsIsFollowedBySqueue() async throws {
+        let run = try await FakeSlurm.run("version: 1\ntasks:\n  quick: {run: \"echo done\"}\n", mode: .jobs,
+                                          environment: ["FAKE_SLURM_ACCOUNTING": "1", "FAKE_SACCT_LAG": "1000000"])
+        defer { run.fake.directory.remove() }
+        #expect(run.finalState(of: "quick") == .succeeded, "\(run.observer.transitionLines)")
+        #expect(run.output(of: "quick") == ["done"])
+        #expect(!run.fake.calls.contains { $0.hasPrefix("sacct-said") }, "\(run.fake.calls)")
+        #expect(run.fake.reportedStates(of: "100").last == "COMPLETED", "\(run.fake.calls)")
+        // The first poll's `sacct` alone: `squeue` comes from the second on.
+        let calls = run.fake.calls.filter { $0.hasPrefix("sacct --noheader --allocations --parsable2 --name=") || $0.hasPrefix("squeue ") }
+        #expect(calls.first?.hasPrefix("sacct") == true && calls.dropFirst().first?.hasPrefix("sacct") == true, "\(calls)")
+    }
 }
