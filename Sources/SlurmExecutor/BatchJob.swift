@@ -19,8 +19,6 @@ final class BatchJob: TaskExecution, Sendable {
         var timer: DispatchWorkItem?
         /// Why Slurm never took the job, in its own words.
         var rejection: String?
-        /// The polls whose `sacct` did not list the job (`BatchJobQueue.poll`).
-        var unlistedPolls = 0
     }
 
     let work: TaskWork

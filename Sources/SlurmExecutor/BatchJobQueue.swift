@@ -238,8 +238,8 @@ final class BatchJobQueue: Sendable {
         let schedule = state.withLock { state -> Bool in
             if delay == 0 {
                 // Something happened (a job to submit or cancel): the next poll comes at the shortest interval.
-                state.interval = shortestPollInterval
-                let soon = clock.now + .milliseconds(Int64(state.interval * 1000))
+                state.interval = Self.shortestInterval
+                let soon = clock.now + .milliseconds(Int64(shortestPollInterval * 1000))
                 if let poll = state.nextPoll, poll > soon { state.nextPoll = soon }
             }
             // A pass due sooner than the one scheduled goes ahead of it; an extra pass does no harm.
@@ -423,33 +423,20 @@ final class BatchJobQueue: Sendable {
     }
 
     /// One `sacct` (where accounting works) or one `squeue` for every live job; ends those Slurm has ended.
-    ///
-    /// The controller tells the database of a new job a moment later, so a job `sacct` does not list is taken
-    /// to be queued; one it did not list at the last poll either is asked of `squeue`, which tells a job not
-    /// accounted yet from one Slurm has forgotten. Asking at once made nearly every poll two calls (28 `squeue`
-    /// to 32 `sacct`, Benchmarks/slurm-snakemake.sh, 24 samples, 2026-11-29).
+    /// A job `sacct` does not list yet (the controller tells the database a moment later) is asked of `squeue`.
     /// - Returns: whether any ended.
     private func poll() -> Bool {
         let live = state.withLock { $0.live }
         guard !live.isEmpty else { return false }
-        let accounted = accountedStates(of: Set(live.keys))
-        var seen = accounted ?? [:]
-        var notListedYet: Set<String> = []
-        var unknown: [String] = []
-        for (id, job) in live where seen[id] == nil {
-            let polls = job.state.withLock { state in
-                state.unlistedPolls += 1
-                return state.unlistedPolls
-            }
-            if accounted != nil && polls == 1 { notListedYet.insert(id) } else { unknown.append(id) }
-        }
-        if !unknown.isEmpty {
-            guard let queued = queuedStates(of: unknown) else { return false }  // the controller is busy: next pass
+        var seen = accountedStates(of: Set(live.keys)) ?? [:]
+        let unaccounted = live.keys.filter { seen[$0] == nil }
+        if !unaccounted.isEmpty {
+            guard let queued = queuedStates(of: unaccounted) else { return false }  // the controller is busy: next pass
             seen.merge(queued) { accounted, _ in accounted }
         }
         var ended: [(BatchJob, String?, String?)] = []
         var pending: [String: Int] = [:]
-        for (id, job) in live where !notListedYet.contains(id) {
+        for (id, job) in live {
             if let status = seen[id], status.state == "PENDING" { pending[status.reason, default: 0] += 1 }
             if let status = seen[id], Self.liveStates.contains(status.state) {
                 if status.state == "RUNNING" { armTimeout(job) }
