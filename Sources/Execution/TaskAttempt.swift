@@ -53,10 +53,15 @@ public struct TaskAttemptLog: Sendable {
     private var lanes: [Bool] = []
     private let ignored: Set<TaskID>
 
-    /// - Parameter ignored: tasks that execute no work of their own, which take no lane: a dynamic
-    ///   fan-out is `executing` while its items run.
-    public init(ignoring ignored: Set<TaskID> = []) {
+    /// - Parameters:
+    ///   - ignored: tasks that execute no work of their own, which take no lane: a dynamic fan-out is
+    ///     `executing` while its items run.
+    ///   - expected: the attempts a run with no retry makes at most (its tasks), reserved at once: grown
+    ///     by doubling, the log was a 100,000-task run's largest heap consumer, its old and new buffers held
+    ///     together (heaptrack: 26.75 MB of 140.9 MB). A no-op rerun touches none of the reserved pages.
+    public init(ignoring ignored: Set<TaskID> = [], expected: Int = 0) {
         self.ignored = ignored
+        recorded.reserveCapacity(expected)
     }
 
     /// Opens or closes an attempt for `transition`; other transitions change nothing.

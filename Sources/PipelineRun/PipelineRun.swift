@@ -39,7 +39,8 @@ public enum PipelineRun {
         var configuration = configuration
         configuration.environment[RunRecorder.runVariable] = "\(recorder.run.rawValue)"
         let recordsAttempts = AttemptRecorder(store: history, run: recorder.run,
-                                              fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)), lost: recorder.noteLost)
+                                              fanOuts: Set(graph.nodes.filter(\.isDynamicFanOut).map(\.id)), taskCount: graph.nodes.count,
+                                              lost: recorder.noteLost)
         // Only a pipeline with a cached task speaks to a cache.
         let cache = outputCache.flatMap { settings in
             graph.nodes.contains(where: \.spec.isCached)

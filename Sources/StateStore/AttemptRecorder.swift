@@ -21,11 +21,12 @@ public final class AttemptRecorder: RunObserver {
     /// Records into `run` of `store`, the run `RunRecorder` began.
     /// - Parameters:
     ///   - fanOuts: the dynamic fan-outs, which execute nothing themselves and so get no attempt.
+    ///   - taskCount: the graph's tasks, for the log to reserve room for one attempt each.
     ///   - lost: told of attempts that could not be written (see `RunRecorder.noteLost`).
-    public init(store: StateStore, run: RunID, fanOuts: Set<TaskID>, lost: @escaping (Int, any Error) -> Void) {
+    public init(store: StateStore, run: RunID, fanOuts: Set<TaskID>, taskCount: Int = 0, lost: @escaping (Int, any Error) -> Void) {
         self.store = store
         self.run = run
-        self.log = TaskAttemptLog(ignoring: fanOuts)
+        self.log = TaskAttemptLog(ignoring: fanOuts, expected: taskCount)
         self.lost = lost
     }
 
