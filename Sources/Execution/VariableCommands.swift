@@ -15,9 +15,12 @@ public enum VariableCommands {
         let configuration = SpawnConfiguration(executablePath: "/bin/sh", arguments: ["/bin/sh", "-c", command],
                                                environment: environment.map { "\($0.key)=\($0.value)" }, workingDirectory: directory)
         do {
-            let run = try CapturedRun.run(configuration)
+            // Ctrl-C or SIGTERM while the pipeline loads stops the command, and stays pending for the command
+            // line, which then exits as the signal says.
+            let run = try CapturedRun.run(configuration, stoppedBy: [.interrupt, .terminate])
+            let errors = String(decoding: run.standardError, as: UTF8.self)
             return VariableCommandOutput(status: run.status.shellStatus, standardOutput: String(decoding: run.standardOutput, as: UTF8.self),
-                                         standardError: String(decoding: run.standardError, as: UTF8.self))
+                                         standardError: run.wasStopped ? errors + "\nstopped: jobgraph was interrupted" : errors)
         } catch {
             return VariableCommandOutput(status: nil, standardOutput: "", standardError: "\(error)")
         }

@@ -1,7 +1,9 @@
 import Glibc
 
 /// A short command run to its end, its standard output and standard error captured apart: a Slurm client
-/// whose answer is read whole, a `vars: {sh:}` command. Blocks the calling thread.
+/// whose answer is read whole, a `vars: {sh:}` command. Blocks the calling thread. The command runs in a
+/// process group of its own, as every child of the spawner does: a Ctrl-C at the terminal reaches
+/// jobgraph, not it, and `stoppedBy` is how the caller has it stopped then.
 ///
 /// Not Foundation's `Process`: its `run()` lists `/proc/self/fd` and reads up to 256 bytes past each
 /// entry, which crashed the test process once it held about 1,900 descriptors (`2a2b3c6`; swift-corelibs-
@@ -10,11 +12,16 @@ public struct CapturedRun: Sendable {
     public var status: TerminationStatus
     public var standardOutput: [UInt8]
     public var standardError: [UInt8]
+    /// One of the `stoppedBy` signals came, and the command's process group was killed.
+    public var wasStopped = false
 
     /// Starts `configuration` with `spawner` (its `errors` is set here), reads both outputs to their end,
     /// then reaps the child. A descendant that keeps an output open keeps this waiting, as a shell's `$(…)` does.
+    /// - Parameter signals: signals this process blocks; once one is pending, the command's process group is
+    ///   killed. The signal is left pending, for the caller to act on (a run's loop, `sigpending`).
     /// - Throws: `SystemError` when the command cannot be started or watched.
-    public static func run(_ configuration: SpawnConfiguration, spawner: ProcessSpawner = ProcessSpawner()) throws(SystemError) -> CapturedRun {
+    public static func run(_ configuration: SpawnConfiguration, spawner: ProcessSpawner = ProcessSpawner(),
+                           stoppedBy signals: SignalSet = []) throws(SystemError) -> CapturedRun {
         var spawner = spawner
         spawner.holdsOutputOpen = false
         let errorPipe = try FileDescriptor.makePipe()
@@ -32,25 +39,47 @@ public struct CapturedRun: Sendable {
             child.closeDescriptors()
             errorPipe.readEnd.closeIgnoringErrors()
         }
-        let (output, errors) = readToEnd(child.output, errorPipe.readEnd)
+        // Only polled, never read: the signal stays pending.
+        let stopSignals = signals.signals.isEmpty ? nil : LinuxCalls.signalFD.flatMap { makeSignalFD in
+            var mask = signals.cSet
+            let descriptor = makeSignalFD(-1, &mask, O_CLOEXEC | O_NONBLOCK)
+            return descriptor >= 0 ? FileDescriptor(rawValue: descriptor) : nil
+        }
+        defer { stopSignals?.closeIgnoringErrors() }
+        var run = CapturedRun(status: .exited(code: 0), standardOutput: [], standardError: [])
+        (run.standardOutput, run.standardError, run.wasStopped) = readToEnd(child.output, errorPipe.readEnd, stoppingAt: stopSignals) {
+            _ = try? child.id.signalGroup(.kill)  // a group that has just ended needs no signal
+        }
         var info = siginfo_t()
         while waitid(P_PIDFD, id_t(child.exitDescriptor.rawValue), &info, WEXITED) == -1 {
             guard errno == EINTR else { throw SystemError("waitid", errno: .current, subject: configuration.executablePath) }
         }
-        return CapturedRun(status: EventLoop.exitStatus(from: info), standardOutput: output, standardError: errors)
+        run.status = EventLoop.exitStatus(from: info)
+        return run
     }
 
     /// Everything written to `first` and `second` until both reach their end, read as it comes, so that
-    /// neither pipe fills while the other is read.
-    private static func readToEnd(_ first: FileDescriptor, _ second: FileDescriptor) -> ([UInt8], [UInt8]) {
+    /// neither pipe fills while the other is read; `stop` is called once if `signals` becomes readable.
+    private static func readToEnd(_ first: FileDescriptor, _ second: FileDescriptor, stoppingAt signals: FileDescriptor?,
+                                  stop: () -> Void) -> ([UInt8], [UInt8], Bool) {
         var captured: [[UInt8]] = [[], []]
         var watched = [pollfd(fd: first.rawValue, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: second.rawValue, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: second.rawValue, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: signals?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)]
+        var stopped = false
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while watched.contains(where: { $0.fd >= 0 }) {
-            // Failing only for a bad request or no memory: what was read so far is the answer.
-            guard poll(&watched, nfds_t(watched.count), -1) >= 0 || errno == EINTR else { break }
-            for index in watched.indices where watched[index].fd >= 0 && watched[index].revents != 0 {
+        while watched[0].fd >= 0 || watched[1].fd >= 0 {
+            if poll(&watched, nfds_t(watched.count), -1) < 0 {
+                // A signal: the flags are the last call's, so look again. Else a bad request or no memory:
+                // what was read so far is the answer.
+                if errno == EINTR { continue } else { break }
+            }
+            if watched[2].fd >= 0 && watched[2].revents != 0 {
+                watched[2].fd = -1
+                stopped = true
+                stop()
+            }
+            for index in 0..<2 where watched[index].fd >= 0 && watched[index].revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { Glibc.read(watched[index].fd, $0.baseAddress, $0.count) }
                 if count > 0 {
                     captured[index] += buffer[..<count]
@@ -59,7 +88,7 @@ public struct CapturedRun: Sendable {
                 }
             }
         }
-        return (captured[0], captured[1])
+        return (captured[0], captured[1], stopped)
     }
 }
 

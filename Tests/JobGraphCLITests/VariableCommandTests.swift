@@ -69,4 +69,28 @@ struct VariableCommandTests {
         #expect(outcome.errorLines == ["p.yaml:4:3: error: variable 'b' refers back to itself: a -> b -> a"])
         #expect(directory.read("runs.txt") == nil)
     }
+
+    /// Ctrl-C or SIGTERM while a command of the pipeline's variables runs stops the command and ends jobgraph
+    /// as the signal says, running no task. Before, jobgraph waited for the command (its child was in a group
+    /// of its own, out of the terminal's reach), then ran the tasks when it had no state yet.
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func aSignalWhileACommandRunsStopsItAndTheRun(_ signal: (number: Int32, status: Int32)) async throws {
+        let directory = try ScratchDirectory("jobgraph-sh")
+        defer { directory.remove() }
+        try directory.write("""
+            version: 1
+            vars:
+              X: {sh: "echo started > started.txt; sleep 300.613; echo x"}
+            tasks:
+              a: {run: "echo {{ X }} > a.txt"}
+            """, to: "p.yaml")
+        let running = try JobGraphBinary.start(["run", "p.yaml"], in: directory)
+        #expect(await eventually { directory.read("started.txt") != nil })
+        running.send(signal.number)
+        let outcome = try await running.finish()
+        #expect(outcome.status == signal.status, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("stopped: jobgraph was interrupted"), "\(outcome.standardError)")
+        #expect(directory.read("a.txt") == nil)
+        #expect(await eventually { ProcessTable.living(withArgument: "300.613").isEmpty })
+    }
 }
