@@ -53,12 +53,15 @@ public enum Entrypoint {
         }
     }
 
-    /// Acts on blocked signals as their default actions would: exit 130 / 143, or stop.
+    /// Acts on blocked signals as their default actions would: exit 130 / 143, or stop. A `vars: {sh:}`
+    /// command running then is ended first: it runs in a process group of its own, which the terminal's
+    /// Ctrl-C does not reach.
     private static func defaultSignalLoop() throws -> EventLoop {
         try EventLoop(signals: [.interrupt, .terminate, .terminalStop]) { signal in
             switch signal {
-            case .interrupt: _exit(ExitStatus.interrupted)
-            case .terminate: _exit(ExitStatus.terminated)
+            case .interrupt, .terminate:
+                CapturedRun.killEveryRunningCommand()
+                _exit(signal == .interrupt ? ExitStatus.interrupted : ExitStatus.terminated)
             default: raise(SIGSTOP)
             }
         }

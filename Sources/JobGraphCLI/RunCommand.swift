@@ -102,7 +102,7 @@ struct RunCommand: AsyncParsableCommand {
         let graph = reportedSelection(source, variableOverrides: pipeline.variableOverrides, previewingLists: dryRun)
         // A SIGINT or SIGTERM that came while the pipeline loaded (and stopped its `sh` commands) ends the
         // command, as it would have ended it uncaught: taken by the session's loop, or still pending.
-        if let stop = earlySession?.control.takePendingStop() ?? Self.pendingStop() {
+        if let stop = earlySession?.control.takePendingStop() ?? RunControlRelay.stopStillPending() {
             earlySession?.close()
             throw ExitCode(RunExitStatus.of(stop))
         }
@@ -159,14 +159,6 @@ struct RunCommand: AsyncParsableCommand {
             status = try await runOnce(graph, configuration: configuration, in: session, slurmMode: slurmMode, endsProcess: true).status
         }
         if status != ExitStatus.success { throw ExitCode(status) }
-    }
-
-    /// A SIGINT or SIGTERM pending for this process, which blocks both until a session's loop reads them.
-    private static func pendingStop() -> RunStop? {
-        var pending = sigset_t()
-        guard sigpending(&pending) == 0 else { return nil }
-        if sigismember(&pending, SIGINT) == 1 { return .interrupt }
-        return sigismember(&pending, SIGTERM) == 1 ? .terminate : nil
     }
 
     /// Opens the pipeline's state (taking its run lock) and event loop, and truncates the `--events` file,

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// A short command run to its end, its standard output and standard error captured apart: a Slurm client
 /// whose answer is read whole, a `vars: {sh:}` command. Blocks the calling thread. The command runs in a
@@ -22,6 +23,9 @@ public struct CapturedRun: Sendable {
     /// - Throws: `SystemError` when the command cannot be started or watched.
     public static func run(_ configuration: SpawnConfiguration, spawner: ProcessSpawner = ProcessSpawner(),
                            stoppedBy signals: SignalSet = []) throws(SystemError) -> CapturedRun {
+        // Only polled, never read: the signal stays pending. Made first, so a failure leaves no child behind.
+        let stopSignals = signals.signals.isEmpty ? nil : try signals.descriptor()
+        defer { stopSignals?.closeIgnoringErrors() }
         var spawner = spawner
         spawner.holdsOutputOpen = false
         let errorPipe = try FileDescriptor.makePipe()
@@ -39,23 +43,28 @@ public struct CapturedRun: Sendable {
             child.closeDescriptors()
             errorPipe.readEnd.closeIgnoringErrors()
         }
-        // Only polled, never read: the signal stays pending.
-        let stopSignals = signals.signals.isEmpty ? nil : LinuxCalls.signalFD.flatMap { makeSignalFD in
-            var mask = signals.cSet
-            let descriptor = makeSignalFD(-1, &mask, O_CLOEXEC | O_NONBLOCK)
-            return descriptor >= 0 ? FileDescriptor(rawValue: descriptor) : nil
-        }
-        defer { stopSignals?.closeIgnoringErrors() }
         var run = CapturedRun(status: .exited(code: 0), standardOutput: [], standardError: [])
+        running.withLock { _ = $0.insert(child.id) }
         (run.standardOutput, run.standardError, run.wasStopped) = readToEnd(child.output, errorPipe.readEnd, stoppingAt: stopSignals) {
             _ = try? child.id.signalGroup(.kill)  // a group that has just ended needs no signal
         }
+        // Taken out before the child is reaped, so no group named here can be another's by then.
+        running.withLock { _ = $0.remove(child.id) }
         var info = siginfo_t()
         while waitid(P_PIDFD, id_t(child.exitDescriptor.rawValue), &info, WEXITED) == -1 {
             guard errno == EINTR else { throw SystemError("waitid", errno: .current, subject: configuration.executablePath) }
         }
         run.status = EventLoop.exitStatus(from: info)
         return run
+    }
+
+    /// The process groups of the commands running now.
+    private static let running = Mutex<Set<ProcessID>>([])
+
+    /// Kills the process group of every command running now: for a signal's default action, which ends
+    /// jobgraph at once (`_exit`) and would leave a command it was waiting for to run on.
+    public static func killEveryRunningCommand() {
+        for group in running.withLock({ $0 }) { _ = try? group.signalGroup(.kill) }
     }
 
     /// Everything written to `first` and `second` until both reach their end, read as it comes, so that

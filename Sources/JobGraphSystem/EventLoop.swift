@@ -88,9 +88,7 @@ public final class EventLoop: @unchecked Sendable {
             opened.append(wakeup)
             var signalDescriptor: FileDescriptor? = nil
             if !signals.signals.isEmpty {
-                let makeSignalFD = try LinuxCalls.require(LinuxCalls.signalFD, "signalfd")
-                var mask = signals.cSet
-                let descriptor = FileDescriptor(rawValue: try sys("signalfd") { makeSignalFD(-1, &mask, O_CLOEXEC | O_NONBLOCK) })
+                let descriptor = try signals.descriptor()
                 opened.append(descriptor)
                 signalDescriptor = descriptor
             }

@@ -39,6 +39,23 @@ public struct SignalSet: Hashable, Sendable, ExpressibleByArrayLiteral {
         try sysReturningError("pthread_sigmask") { pthread_sigmask(SIG_BLOCK, &mask, nil) }
     }
 
+    /// A signalfd that becomes readable while one of the set is pending (`O_CLOEXEC | O_NONBLOCK`): read to
+    /// take the signal, or only polled to leave it pending for its reader.
+    /// - Throws: `SystemError` where signalfd is missing or fails.
+    func descriptor() throws(SystemError) -> FileDescriptor {
+        let makeSignalFD = try LinuxCalls.require(LinuxCalls.signalFD, "signalfd")
+        var mask = cSet
+        return FileDescriptor(rawValue: try sys("signalfd") { makeSignalFD(-1, &mask, O_CLOEXEC | O_NONBLOCK) })
+    }
+
+    /// The signals of the set pending for this process or the calling thread, which block them until a
+    /// reader takes them (`sigpending`); empty where that cannot be asked.
+    public func pending() -> SignalSet {
+        var pending = sigset_t()
+        guard sigpending(&pending) == 0 else { return [] }
+        return SignalSet(signals.filter { sigismember(&pending, $0.number) == 1 })
+    }
+
     /// The set as a C `sigset_t`.
     var cSet: sigset_t {
         var mask = sigset_t()

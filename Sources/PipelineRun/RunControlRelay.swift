@@ -17,11 +17,27 @@ public final class RunControlRelay: Sendable {
 
     func attach(_ runner: Runner) { self.runner.withLock { $0.current = runner } }
 
-    /// The SIGINT or SIGTERM received while no runner was attached, if any; forgotten once taken.
+    /// The SIGINT or SIGTERM received while no runner was attached, or one still pending that the event
+    /// loop has not read (it came while a `vars: {sh:}` command ran, say), if any; forgotten once taken.
     public func takePendingStop() -> RunStop? {
         runner.withLock { state in
             defer { state.pendingStop = nil }
             return state.pendingStop
+        } ?? Self.stopStillPending()
+    }
+
+    /// A SIGINT (first) or SIGTERM pending for this process, which blocks both until an event loop reads
+    /// them: for a caller with no session yet, whose loop would have taken it.
+    public static func stopStillPending() -> RunStop? {
+        let pending = SignalSet([.interrupt, .terminate]).pending().signals
+        return pending.contains(.interrupt) ? .interrupt : pending.contains(.terminate) ? .terminate : nil
+    }
+
+    private static func stop(for signal: ProcessSignal) -> RunStop? {
+        switch signal {
+        case .interrupt: .interrupt
+        case .terminate: .terminate
+        default: nil
         }
     }
 
@@ -35,7 +51,7 @@ public final class RunControlRelay: Sendable {
     func deliver(_ signal: ProcessSignal) {
         let runner = self.runner.withLock { state -> Runner? in
             if state.current == nil, state.pendingStop == nil {
-                state.pendingStop = signal == .interrupt ? .interrupt : signal == .terminate ? .terminate : nil
+                state.pendingStop = Self.stop(for: signal)
             }
             return state.current
         }

@@ -75,22 +75,41 @@ struct VariableCommandTests {
     /// of its own, out of the terminal's reach), then ran the tasks when it had no state yet.
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
     func aSignalWhileACommandRunsStopsItAndTheRun(_ signal: (number: Int32, status: Int32)) async throws {
-        let directory = try ScratchDirectory("jobgraph-sh")
+        let (outcome, directory) = try await signalWhileTheVariablesCommandRuns(["run", "p.yaml"], signal.number)
         defer { directory.remove() }
-        try directory.write("""
-            version: 1
-            vars:
-              X: {sh: "echo started > started.txt; sleep 300.613; echo x"}
-            tasks:
-              a: {run: "echo {{ X }} > a.txt"}
-            """, to: "p.yaml")
-        let running = try JobGraphBinary.start(["run", "p.yaml"], in: directory)
-        #expect(await eventually { directory.read("started.txt") != nil })
-        running.send(signal.number)
-        let outcome = try await running.finish()
         #expect(outcome.status == signal.status, "\(outcome.standardError)")
         #expect(outcome.standardError.contains("stopped: jobgraph was interrupted"), "\(outcome.standardError)")
         #expect(directory.read("a.txt") == nil)
-        #expect(await eventually { ProcessTable.living(withArgument: "300.613").isEmpty })
+    }
+
+    /// A command that runs no task ends at once on Ctrl-C or SIGTERM, and takes the variables' command it
+    /// waits for with it. Before, it exited and left the command running, unless the command's own watch
+    /// saw the signal first.
+    @Test(arguments: [(["run", "--dry-run", "p.yaml"], SIGINT, Int32(130)), (["explain", "p.yaml", "a"], SIGTERM, Int32(143))])
+    func aSignalWhileACommandRunsForACommandThatRunsNoTaskEndsBoth(_ command: [String], _ signal: Int32, _ status: Int32) async throws {
+        let (outcome, directory) = try await signalWhileTheVariablesCommandRuns(command, signal)
+        defer { directory.remove() }
+        #expect(outcome.status == status, "\(outcome.standardError)")
+    }
+
+    /// Starts `command` on a pipeline whose variable runs a long `sleep`, sends `signal` once the sleep has
+    /// started, and checks that the sleep is gone after jobgraph's end. The caller removes the directory.
+    private func signalWhileTheVariablesCommandRuns(_ command: [String], _ signal: Int32) async throws -> (JobGraphBinary.Outcome, ScratchDirectory) {
+        let directory = try ScratchDirectory("jobgraph-sh")
+        // A mark of its own for each call, so that tests running at once do not see each other's sleep.
+        let mark = "300.\(UInt32.random(in: 100_000...999_999))"
+        try directory.write("""
+            version: 1
+            vars:
+              X: {sh: "echo started > started.txt; sleep \(mark); echo x"}
+            tasks:
+              a: {run: "echo {{ X }} > a.txt"}
+            """, to: "p.yaml")
+        let running = try JobGraphBinary.start(command, in: directory)
+        #expect(await eventually { directory.read("started.txt") != nil })
+        running.send(signal)
+        let outcome = try await running.finish()
+        #expect(await eventually { ProcessTable.living(withArgument: mark).isEmpty })
+        return (outcome, directory)
     }
 }

@@ -77,10 +77,7 @@ struct LocalExecutorTests {
         var spawner = ProcessSpawner()
         spawner.busyPatience = .seconds(600)
         try await withStepBench(spawner: spawner) { bench in
-            try bench.directory.write("#!/bin/sh\necho ran\n", to: "busy")
-            #expect(chmod(bench.directory.file("busy"), 0o755) == 0)
-            let writer = open(bench.directory.file("busy"), O_WRONLY | O_CLOEXEC)
-            #expect(writer >= 0)
+            let writer = try bench.busyProgram("busy")
             var watch = try bench.start(bench.work(["./busy"]))
             close(writer)
             #expect(await watch.end() == .succeeded)
@@ -94,10 +91,7 @@ struct LocalExecutorTests {
         var spawner = ProcessSpawner()
         spawner.busyPatience = .milliseconds(4)
         try await withStepBench(spawner: spawner) { bench in
-            try bench.directory.write("#!/bin/sh\necho ran\n", to: "busy")
-            #expect(chmod(bench.directory.file("busy"), 0o755) == 0)
-            let writer = open(bench.directory.file("busy"), O_WRONLY | O_CLOEXEC)
-            #expect(writer >= 0)
+            let writer = try bench.busyProgram("busy")
             defer { close(writer) }
             var watch = try bench.start(bench.work(["./busy"]))
             guard case .failed(let exitCode, _, _)? = await watch.end() else {

@@ -3,6 +3,10 @@ import JobGraphSystem
 import JobGraphTestSupport
 import PipelineModel
 import Steps
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What an attempt reported, in order.
 enum StepEvent: Sendable {
@@ -48,6 +52,16 @@ struct StepBench: Sendable {
         var watch = try start(work)
         let result = await watch.end()
         return (watch.lines, result)
+    }
+
+    /// Writes an executable script `name` that prints `ran`, and holds it open for writing, so that starting
+    /// it fails with `ETXTBSY` until the returned descriptor is closed.
+    func busyProgram(_ name: String) throws -> Int32 {
+        try directory.write("#!/bin/sh\necho ran\n", to: name)
+        #expect(chmod(directory.file(name), 0o755) == 0)
+        let writer = open(directory.file(name), O_WRONLY | O_CLOEXEC)
+        #expect(writer >= 0)
+        return writer
     }
 
     /// The text of a task's log, `nil` when there is none.
