@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension String {
     /// Whether this string sorts before `other` byte by byte in UTF-8: the order of `memcmp` and of SQLite's
     /// `BINARY` collation, which `state.db`'s rows come in.
@@ -13,12 +17,11 @@ extension String {
     }
 
     private static func precedes(_ mine: UnsafeBufferPointer<UInt8>, _ theirs: UnsafeBufferPointer<UInt8>) -> Bool {
+        // memcmp, not a loop of bytes: sorted paths share long prefixes (the pipeline's folder and more).
         let common = Swift.min(mine.count, theirs.count)
-        var index = 0
-        while index < common {
-            let left = mine[index], right = theirs[index]
-            if left != right { return left < right }
-            index += 1
+        if common > 0, let left = mine.baseAddress, let right = theirs.baseAddress {
+            let order = memcmp(left, right, common)
+            if order != 0 { return order < 0 }
         }
         return mine.count < theirs.count
     }
