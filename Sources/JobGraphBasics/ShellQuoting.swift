@@ -2,7 +2,7 @@
 public enum ShellQuoting {
     /// The value in single quotes, each `'` written as `'\''`; plain words are left alone.
     public static func quoted(_ value: String) -> String {
-        // By byte: asked of Unicode's properties, each letter cost a table lookup, and the check was 3% of a
+        // By byte: asked of Unicode's properties, each letter cost a table lookup, and the check was 1.4% of a
         // no-op rerun of Benchmarks/snakemake.sh's 2,000-sample workflow (perf record), every path templated.
         if !value.isEmpty && value.utf8.allSatisfy(isPlain) { return value }
         return "'" + value.replacingOccurrences(of: "'", with: "'\\''") + "'"
