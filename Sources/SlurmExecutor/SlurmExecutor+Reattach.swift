@@ -111,9 +111,9 @@ extension SlurmExecutor {
     }
 
     /// Allocation mode: reuses the killed runs' allocation when it still runs and is the one this run asks for
-    /// (`allocationDefinition`). Their worker steps, and only those, are ended first (`scancel JOB.STEP`, by
-    /// the ids they wrote down), so the tasks that were running in them run again; then `prepare()` starts
-    /// this run's own steps in it. Otherwise, everything they left is cancelled and the run gets its own.
+    /// (`allocationDefinition`). Its steps are ended first (`scancel JOB.STEP`): the worker steps they wrote
+    /// down, and any other a task started, so the tasks that were running in them run again; then `prepare()`
+    /// starts this run's own steps in it. Otherwise, everything they left is cancelled and the run gets its own.
     /// - Returns: the line for the user.
     private func reuseAllocation(of dead: [LedgerRun], queued: QueuedJobs, died: String, ledger: any JobLedger) -> String {
         let records = dead.flatMap(\.jobs)
@@ -133,16 +133,15 @@ extension SlurmExecutor {
         guard let steps = Self.liveSteps(of: job, cluster: cluster), let size = Self.size(of: job, cluster: cluster) else {
             return cancelAll("; squeue did not describe its allocation \(job), so its unfinished tasks run again in a new one")
         }
+        // Every step in it is the killed run's: its worker steps, and the steps of its own that a task started
+        // (`srun` in a task's command, or a task's step in a run with a `parallel` task), which it could not
+        // write down. All of them end, so nothing of the killed run runs beside this run's steps.
         let written = Set(records.filter { $0.kind == .workerStep }.map(\.job))
-        let unknown = steps.filter { !written.contains($0) }
-        guard unknown.isEmpty else {
-            return cancelAll("; its allocation \(job) runs steps it did not write down (\(unknown.joined(separator: " "))), "
-                             + "so its unfinished tasks run again in a new one")
-        }
+        let (workers, others) = (steps.filter { written.contains($0) }, steps.filter { !written.contains($0) })
         if !steps.isEmpty {
             let output = try? cluster.scancel.run(steps)  // a step that ended meanwhile needs none; the wait below tells
             guard output != nil, Self.stepsEnd(steps, of: job, cluster: cluster) else {
-                return cancelAll("; its worker steps \(steps.joined(separator: " ")) did not end, so its unfinished tasks run again in a new one")
+                return cancelAll("; its steps \(steps.joined(separator: " ")) did not end, so its unfinished tasks run again in a new one")
             }
         }
         // Everything else of theirs (a batch job of a jobs-mode run) goes.
@@ -154,7 +153,9 @@ extension SlurmExecutor {
         adoptedRuns.withLock { $0 = dead.map(\.token) }
         var line = "slurm: \(died); reusing its allocation \(job) (\(size))"
         if !steps.isEmpty {
-            line += "; ended its \(String(counting: steps.count, "worker step")) (\(steps.joined(separator: " ")))"
+            let ended = [(workers, "worker step"), (others, "other step")].filter { !$0.0.isEmpty }
+                .map { "\(String(counting: $0.0.count, $0.1)) (\($0.0.joined(separator: " ")))" }
+            line += "; ended its " + ended.joined(separator: " and ")
             let running = interruptedTasks(of: dead)
             if !running.isEmpty {
                 line += ", so \(Self.list(running.map { "'\($0.rawValue)'" })), which \(running.count == 1 ? "was" : "were") running in them, run again"

@@ -245,6 +245,47 @@ struct SlurmReattachTests {
         #expect(await Self.queueIsEmpty())
     }
 
+    /// A step that a task started itself in the killed run's allocation (`srun` in its command), which the
+    /// killed run could not write down, is ended with its worker steps, and the allocation is reused. The
+    /// time left that the line gives is within the limit Slurm holds for the allocation.
+    @Test func allocationModeEndsTheStepsATaskStartedAndReusesTheAllocation() async throws {
+        let directory = try await Self.folder()
+        defer { directory.remove() }
+        try directory.write(Self.pipeline.replacingOccurrences(
+            of: #"a: {run: "until [ -e go ]; do sleep 0.1; done; echo $SLURM_JOB_ID > a.out", outputs: [a.out]}"#,
+            with: #"a: {run: "srun --overlap --ntasks=1 --nodes=1 sh -c 'echo $SLURM_JOB_ID.$SLURM_STEP_ID > a.step; until [ -e go ]; do sleep 0.1; done; echo $SLURM_JOB_ID > a.out'", outputs: [a.out]}"#),
+            to: "p.yaml")
+        let killed = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "3", "--events", "killed.jsonl", "--executor", "slurm", "--slurm-mode", "allocation"],
+                                              in: directory, environment: Self.environment(directory))
+        #expect(await killed.waitForTransitions(to: "executing", count: 3, in: "killed.jsonl"), "\(killed.standardOutput)\(killed.standardError)")
+        #expect(await eventually(within: .seconds(60)) { directory.read("a.step") != nil }, "\(killed.standardOutput)\(killed.standardError)")
+        killed.send(SIGKILL)
+        _ = try await killed.finish(within: .seconds(60))
+        let ownStep = try #require(directory.read("a.step")?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let allocation = String(ownStep.prefix { $0 != "." })
+        let limit = try #require(await LocalSlurmCluster.client("squeue", ["--noheader", "--jobs=\(allocation)", "--format=%l"]))
+        let next = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "3", "--executor", "slurm", "--slurm-mode", "allocation"],
+                                            in: directory, environment: Self.environment(directory))
+        #expect(await eventually { next.standardError.contains("reusing its allocation") }, "\(next.standardOutput)\(next.standardError)")
+        try directory.write("", to: "go")
+        let outcome = try await next.finish(within: .seconds(120))
+        #expect(outcome.status == 0, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        let line = try #require(outcome.errorLines.first { $0.hasPrefix("slurm: run 1 died; reusing its allocation \(allocation) (1 node, ") },
+                                "\(outcome.errorLines)")
+        #expect(line.contains(" worker steps (") && line.hasSuffix(" and 1 other step (\(ownStep)), so 'a', 'b' and 'c', which were running in them, run again"), "\(line)")
+        // `%l` is [D-]HH:MM:SS or MM:SS; the minutes left are at most those.
+        let fields = limit.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").compactMap { Int($0.split(separator: "-").last ?? "") }
+        let limitMinutes = fields.count == 3 ? fields[0] * 60 + fields[1] : fields.first ?? 0
+        // "(1 node, 41 min left)"
+        let size = line.split(separator: "(")[1].prefix { $0 != ")" }
+        let left = size.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let leftMinutes = try #require(Int(left.prefix { $0.isNumber }), "\(line)")
+        #expect(limitMinutes > 0 && leftMinutes <= limitMinutes && left.hasSuffix(" min left"), "limit \(limit), \(line)")
+        #expect(directory.read("d.out") == String(repeating: allocation + "\n", count: 3))
+        #expect(Self.sallocCalls(directory) == 1)
+        #expect(await Self.queueIsEmpty())
+    }
+
     /// A reused allocation that Slurm ends during the run (its time limit; here a `scancel`, which takes
     /// seconds, not the minute and a half of a time limit) fails the tasks running in it with its state, as
     /// a run's own allocation does, and is not released again.
