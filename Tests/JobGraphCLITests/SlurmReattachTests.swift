@@ -65,6 +65,19 @@ struct SlurmReattachTests {
         return running.sorted()
     }
 
+    /// Runs the pipeline again in allocation mode, lets its tasks go once it says it reuses the killed run's
+    /// allocation, and expects it to succeed.
+    static func runReusingTheAllocation(in directory: ScratchDirectory) async throws -> JobGraphBinary.Outcome {
+        let next = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "3", "--executor", "slurm", "--slurm-mode", "allocation"],
+                                            in: directory, environment: environment(directory))
+        // Once it says so, the killed run's steps have ended: their tasks never see `go`.
+        #expect(await eventually { next.standardError.contains("reusing its allocation") }, "\(next.standardOutput)\(next.standardError)")
+        try directory.write("", to: "go")
+        let outcome = try await next.finish(within: .seconds(120))
+        #expect(outcome.status == 0, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        return outcome
+    }
+
     static func queueIsEmpty() async -> Bool {
         await eventually(within: .seconds(30), every: .milliseconds(100)) { await LocalSlurmCluster.client("squeue", ["--noheader"]) == "" }
     }
@@ -224,13 +237,7 @@ struct SlurmReattachTests {
         defer { directory.remove() }
         let allocation = try await Self.killedRun(in: directory, mode: "allocation").joined()
         #expect(Self.sallocCalls(directory) == 1)
-        let next = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "3", "--executor", "slurm", "--slurm-mode", "allocation"],
-                                            in: directory, environment: Self.environment(directory))
-        // Once it says so, the killed run's worker steps have ended: their tasks never see `go`.
-        #expect(await eventually { next.standardError.contains("reusing its allocation") }, "\(next.standardOutput)\(next.standardError)")
-        try directory.write("", to: "go")
-        let outcome = try await next.finish(within: .seconds(120))
-        #expect(outcome.status == 0, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        let outcome = try await Self.runReusingTheAllocation(in: directory)
         // The steps' ids are those the killed run wrote down in state.db as its workers came up.
         let steps = (0..<3).map { "\(allocation).\($0)" }.joined(separator: " ")
         #expect(outcome.errorLines.contains {
@@ -264,12 +271,7 @@ struct SlurmReattachTests {
         let ownStep = try #require(directory.read("a.step")?.trimmingCharacters(in: .whitespacesAndNewlines))
         let allocation = String(ownStep.prefix { $0 != "." })
         let limit = try #require(await LocalSlurmCluster.client("squeue", ["--noheader", "--jobs=\(allocation)", "--format=%l"]))
-        let next = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "3", "--executor", "slurm", "--slurm-mode", "allocation"],
-                                            in: directory, environment: Self.environment(directory))
-        #expect(await eventually { next.standardError.contains("reusing its allocation") }, "\(next.standardOutput)\(next.standardError)")
-        try directory.write("", to: "go")
-        let outcome = try await next.finish(within: .seconds(120))
-        #expect(outcome.status == 0, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        let outcome = try await Self.runReusingTheAllocation(in: directory)
         let line = try #require(outcome.errorLines.first { $0.hasPrefix("slurm: run 1 died; reusing its allocation \(allocation) (1 node, ") },
                                 "\(outcome.errorLines)")
         #expect(line.contains(" worker steps (") && line.hasSuffix(" and 1 other step (\(ownStep)), so 'a', 'b' and 'c', which were running in them, run again"), "\(line)")
