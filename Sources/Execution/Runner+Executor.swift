@@ -10,6 +10,7 @@ extension Runner {
     func prepareExecutor() async {
         let executor = self.executor
         executor.reportWaiting { [events] text in events.yield(.executorWaiting(text)) }
+        executor.reportLines(to: executorMessages)
         let outcome = await Self.onWorkerThread { () -> Result<[String], any Error> in Result { try executor.prepare() } }
         switch outcome {
         case .success(let lines):

@@ -34,6 +34,11 @@ public protocol TaskExecutor: TaskDescribing {
     /// Where the executor says what the run waits for on it (a pending allocation, queued jobs) and
     /// `nil` once it waits no more; the Runner sets it before `prepare()`. Safe from any thread.
     func reportWaiting(to report: @escaping @Sendable (String?) -> Void)
+
+    /// Where the executor tells the user, as it happens, something it did during the run that changes what
+    /// runs (Slurm: a killed run's job cancelled because its task was edited since); the Runner sets it
+    /// before `prepare()`. Safe from any thread.
+    func reportLines(to report: @escaping @Sendable ([String]) -> Void)
 }
 
 extension TaskExecutor {
@@ -45,6 +50,8 @@ extension TaskExecutor {
     public func finish() -> [String] { [] }
     /// Never waits.
     public func reportWaiting(to report: @escaping @Sendable (String?) -> Void) {}
+    /// Has nothing to say during the run.
+    public func reportLines(to report: @escaping @Sendable ([String]) -> Void) {}
 }
 
 /// How an executor would run a pipeline's tasks, as the dry run (`run --dry-run`) shows it; it needs no

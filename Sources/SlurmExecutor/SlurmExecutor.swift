@@ -53,6 +53,8 @@ public final class SlurmExecutor: TaskExecutor {
     private let allocationRequest = Locked<AllocationRequest?>(nil)
     /// Where the executor says what the run waits for (`reportWaiting(to:)`).
     private let waiting = Locked<(@Sendable (String?) -> Void)?>(nil)
+    /// Where it says at once what it did that changes what runs (`reportLines(to:)`); `nil`: in the summary.
+    private let saying = Locked<(@Sendable ([String]) -> Void)?>(nil)
     /// Where the run writes down its jobs, and finds those of a killed run (`state.db`); `nil` for none.
     let ledger: (any JobLedger)?
     /// Takes over a killed run's jobs (`true`), or cancels them (`--no-reattach`) before it starts.
@@ -251,10 +253,9 @@ public final class SlurmExecutor: TaskExecutor {
                     return batch.adopt(adopted, statusFile: adoptedStatus, work: work, commands: commands, spec: spec, reporter: reporter)
                 }
                 if isLive { batch.cancel(ids: [adopted.job]) }
-                notes.withLock {
-                    $0.append("slurm: task '\(work.id.rawValue)' was edited after the killed run submitted job \(adopted.job) for it: "
-                              + (isLive ? "cancelled the job, and ran the task anew" : "ran the task anew rather than count how that job ended"))
-                }
+                let line = "slurm: task '\(work.id.rawValue)' was edited after the killed run submitted job \(adopted.job) for it: "
+                    + (isLive ? "cancelled the job, and runs anew" : "runs anew rather than count how that job ended")
+                if let say = saying.withLock({ $0 }) { say([line]) } else { notes.withLock { $0.append(line) } }
             }
             return batch.submit(work: work, commands: commands, concurrently: concurrently, spec: spec, statusFile: statusFile,
                                 arrayKey: Self.arrayKey(task, work: work), definition: definition, reporter: reporter)
@@ -348,6 +349,10 @@ public final class SlurmExecutor: TaskExecutor {
     public func reportWaiting(to report: @escaping @Sendable (String?) -> Void) {
         waiting.withLock { $0 = report }
         batch?.reportWaiting(to: report)
+    }
+
+    public func reportLines(to report: @escaping @Sendable ([String]) -> Void) {
+        saying.withLock { $0 = report }
     }
 
     /// Releases the allocation, or cancels what is left of the batch jobs, after the run; blocks until

@@ -171,14 +171,16 @@ struct SlurmReattachTests {
         let edited = Self.pipeline.replacingOccurrences(of: "echo $SLURM_JOB_ID > c.out", with: "echo edited-$SLURM_JOB_ID > c.out")
         try #require(edited != Self.pipeline)
         try directory.write(edited, to: "p.yaml")
-        let next = try JobGraphBinary.start(["run", "p.yaml", "--executor", "slurm", "--slurm-mode", "jobs"], in: directory,
+        let next = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "3", "--executor", "slurm", "--slurm-mode", "jobs"], in: directory,
                                             environment: Self.environment(directory))
         #expect(await eventually { next.standardError.contains("reattaching to 3 Slurm jobs") }, "\(next.standardOutput)\(next.standardError)")
+        // Said as `c` starts, while the run waits for `go`: not only in the summary.
+        let said = "slurm: task 'c' was edited after the killed run submitted job \(jobs[2]) for it: cancelled the job, and runs anew"
+        #expect(await eventually { next.standardError.contains(said) }, "\(next.standardOutput)\(next.standardError)")
         try directory.write("", to: "go")
         let outcome = try await next.finish(within: .seconds(120))
         #expect(outcome.status == 0, "\(outcome.standardOutput)\n\(outcome.standardError)")
-        let said = "slurm: task 'c' was edited after the killed run submitted job \(jobs[2]) for it: cancelled the job, and ran the task anew"
-        #expect((outcome.outputLines + outcome.errorLines).contains(said), "\(outcome.standardOutput)\n\(outcome.standardError)")
+        #expect(outcome.errorLines.filter { $0 == said }.count == 1, "\(outcome.standardOutput)\n\(outcome.standardError)")
         // `a` and `b` were taken over; `c` ran its new command in a job of its own, and `d` after it.
         let written = (directory.read("d.out") ?? "").split(separator: "\n").map(String.init)
         #expect(written.count == 3 && Array(written.prefix(2)) == Array(jobs.prefix(2)), "\(written) \(jobs)")
