@@ -114,18 +114,11 @@ struct RunCommand: AsyncParsableCommand {
                                              environment: ProcessInfo.processInfo.environment,
                                              processorCount: ProcessInfo.processInfo.activeProcessorCount)
         configuration.answersPrompts = yes
-        let option = try? resources.map(Resources.parseOption)?.get()  // checked in `validate`
-        configuration.resources = Resources.totals(declared: graph.pipeline.resources, option: option, machineMemory: MachineMemory.total)
-        for total in configuration.resources.amounts {
-            configuration.resourceSources[total.name] = TotalSource(of: total.name, declared: graph.pipeline.resources, option: option)
-        }
-        if case let diagnostics = Resources.excessDiagnostics(of: graph.nodes.lazy.map(\.spec), totals: configuration.resources,
-                                                              declared: graph.pipeline.resources, option: option, jobs: configuration.jobs),
-           diagnostics.hasErrors {
+        guard let configured = withResources(of: graph, configuration) else {
             earlySession?.close()
-            report(diagnostics)
             throw ExitCode(ExitStatus.invalid)
         }
+        configuration = configured
         let slurmMode = (executor ?? graph.pipeline.executor) == .slurm
             ? self.slurmMode ?? graph.pipeline.slurm?.mode ?? .allocation : nil
         if slurmMode != nil, case let diagnostics = SlurmExecutor.terminalTaskDiagnostics(in: graph), diagnostics.hasErrors {
@@ -149,16 +142,38 @@ struct RunCommand: AsyncParsableCommand {
         defer { session.close() }
         let status: Int32
         if watch {
+            // An edited file's resources are its own: a task asking more than a total is a broken edit.
             let watching = WatchSession(session: session, configuration: configuration, file: source.file) { [variableOverrides = pipeline.variableOverrides] in
-                reportedSelection(source, variableOverrides: variableOverrides)
+                reportedSelection(source, variableOverrides: variableOverrides).flatMap { withResources(of: $0, configuration) == nil ? nil : $0 }
             } say: { [messageConsole] line, isWarning in
                 isWarning ? warn(line) : messageConsole.write(line: line)
             }
-            status = try await watching.run(graph) { graph in try await runOnce(graph, configuration: configuration, in: session, slurmMode: slurmMode) }
+            status = try await watching.run(graph) { graph in
+                try await runOnce(graph, configuration: withResources(of: graph, configuration) ?? configuration, in: session, slurmMode: slurmMode)
+            }
         } else {
             status = try await runOnce(graph, configuration: configuration, in: session, slurmMode: slurmMode, endsProcess: true).status
         }
         if status != ExitStatus.success { throw ExitCode(status) }
+    }
+
+    /// `configuration` with `graph`'s resource totals (the file's, `--resources`, the machine's memory), or
+    /// `nil` once it has reported a task that asks more than a total.
+    private func withResources(of graph: TaskGraph, _ configuration: RunConfiguration) -> RunConfiguration? {
+        var configuration = configuration
+        let option = try? resources.map(Resources.parseOption)?.get()  // checked in `validate`
+        configuration.resources = Resources.totals(declared: graph.pipeline.resources, option: option, machineMemory: MachineMemory.total)
+        configuration.resourceSources = [:]
+        for total in configuration.resources.amounts {
+            configuration.resourceSources[total.name] = TotalSource(of: total.name, declared: graph.pipeline.resources, option: option)
+        }
+        let diagnostics = Resources.excessDiagnostics(of: graph.nodes.lazy.map(\.spec), totals: configuration.resources,
+                                                      declared: graph.pipeline.resources, option: option, jobs: configuration.jobs)
+        if diagnostics.hasErrors {
+            report(diagnostics)
+            return nil
+        }
+        return configuration
     }
 
     /// Opens the pipeline's state (taking its run lock) and event loop, and truncates the `--events` file,

@@ -120,6 +120,24 @@ struct WatchTests {
         _ = try await Self.interrupt(running)
     }
 
+    /// An edit of the pipeline brings its own resource totals: a task asking more than one is a broken edit,
+    /// and raising the total then runs it. Before, the totals stayed those of the file as first loaded.
+    @Test func anEditedPipelinesResourceTotalsAreItsOwn() async throws {
+        let running = try Self.start()
+        defer { running.directory.remove() }
+        #expect(await Self.waitForWatching(running, count: 1))
+        let asking = "\n  big: {run: \"touch big.ran\", resources: {licences: 2}}\n"
+        try running.directory.write(Self.pipeline.replacingOccurrences(of: "tasks:", with: "resources: {licences: 1}\ntasks:") + asking, to: "p.yaml")
+        #expect(await eventually { running.standardOutput.contains("p.yaml has errors; still watching, save a fix to run again\n") },
+                "\(running.standardOutput)\(running.standardError)")
+        #expect(running.standardError.contains("licences"), "\(running.standardError)")
+        #expect(!running.directory.exists("big.ran"))
+        try running.directory.write(Self.pipeline.replacingOccurrences(of: "tasks:", with: "resources: {licences: 2}\ntasks:") + asking, to: "p.yaml")
+        #expect(await Self.waitForWatching(running, count: 2), "\(running.standardOutput)\(running.standardError)")
+        #expect(running.directory.exists("big.ran"))
+        _ = try await Self.interrupt(running)
+    }
+
     /// A broken edit of the pipeline and an input edit saved together (one batch of changes): the input's
     /// change still runs the last good pipeline again. It used to be dropped with the broken edit.
     @Test func anInputEditedWithABrokenPipelineEditStillRunsAgain() async throws {
