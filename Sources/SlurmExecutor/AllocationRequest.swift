@@ -137,7 +137,7 @@ final class AllocationRequest: Sendable {
         guard let output = try? squeue.run(["--noheader", "--jobs=\(job)", "--format=%T|%r"]), output.succeeded else { return nil }  // next time
         let fields = output.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
         guard fields.count == 2, fields[0] == "PENDING" else { return nil }
-        return fields[1]
+        return SlurmCluster.pendingReason(fields[1])
     }
 
     /// The job id that follows `prefix` in what `salloc` said (`Pending job allocation 123`).

@@ -437,7 +437,7 @@ final class BatchJobQueue: Sendable {
         var ended: [(BatchJob, String?, String?)] = []
         var pending: [String: Int] = [:]
         for (id, job) in live {
-            if let status = seen[id], status.state == "PENDING" { pending[status.reason, default: 0] += 1 }
+            if let status = seen[id], status.state == "PENDING" { pending[SlurmCluster.pendingReason(status.reason), default: 0] += 1 }
             if let status = seen[id], Self.liveStates.contains(status.state) {
                 if status.state == "RUNNING" { armTimeout(job) }
                 job.forwardOutput(final: false)

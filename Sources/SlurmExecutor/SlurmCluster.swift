@@ -5,6 +5,12 @@ import TaskGraph
 /// The Slurm client programs found on `PATH` and the partitions the controller reports, checked before
 /// anything runs: a run that cannot work on this cluster is refused with every reason at once (exit 2).
 public struct SlurmCluster: Sendable {
+    /// Why a job pends, as `squeue`'s `%r` says it, for a user: Slurm says `None` until its scheduler has
+    /// looked at the job, which reads as no reason at all.
+    static func pendingReason(_ reason: String) -> String {
+        reason == "None" ? "not scheduled yet" : reason
+    }
+
     /// One partition as `sinfo` describes it; the largest node counts.
     struct Partition: Sendable {
         var name: String

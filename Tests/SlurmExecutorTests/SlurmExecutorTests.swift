@@ -7,6 +7,13 @@ import Testing
 /// Allocation mode against the fake Slurm commands: the allocation `salloc` is asked for, the `srun` of
 /// each worker step or job step, the ids the attempts report, and the allocation's release.
 @Suite(.hangLimit(minutes: 2)) struct SlurmExecutorTests {
+    /// The waiting line gives Slurm's reason, but not its `None` for a job its scheduler has not looked at
+    /// yet: "waiting for Slurm: job pending (None)" read as no reason at all.
+    @Test func aJobNotScheduledYetSaysSo() {
+        #expect(SlurmCluster.pendingReason("None") == "not scheduled yet")
+        #expect(SlurmCluster.pendingReason("Resources") == "Resources")
+    }
+
     @Test func workerStepsOfOneAllocationRunTheTasksAndTheAllocationIsReleased() async throws {
         let run = try await FakeSlurm.run("""
             version: 1
