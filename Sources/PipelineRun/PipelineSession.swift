@@ -68,10 +68,12 @@ public final class PipelineSession {
         return configuration
     }
 
-    /// Stops the event loop and releases the run lock.
+    /// Stops the event loop, closes the state file (sealing it after a run that finished writing it), and
+    /// releases the run lock.
     public func close() {
         watchdog?.stop()
         loop.stop()
+        store.close()  // sealed under the run lock: no other run writes it before the seal is taken
         lock.release()
     }
 

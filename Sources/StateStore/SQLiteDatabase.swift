@@ -52,12 +52,23 @@ final class SQLiteDatabase {
         }
     }
 
-    deinit {
-        for statement in cache.values { try? statement.finalize() }  // nothing to report to in deinit
+    /// Whether `close()` has closed the connection: nothing may use it after.
+    private(set) var isClosed = false
+
+    /// Closes the connection now (a read-write one checkpoints its log into the file), then calls
+    /// `afterClose`. Also done in `deinit`, which a process that exits with the store still referenced
+    /// never reaches. Later calls do nothing.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        for statement in cache.values { try? statement.finalize() }  // nothing to report to here
+        cache = [:]
         // close_v2 defers the close until every statement is finalized, so an order mistake cannot leak.
         let code = sqlite3_close_v2(connection)
         if code == SQLITE_OK { afterClose?() }
     }
+
+    deinit { close() }
 
     /// Runs one or more `;`-separated statements that take no parameters, discarding any rows.
     func execute(_ sql: String) throws(SQLiteError) {

@@ -15,6 +15,9 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         self.sql = sql
     }
 
+    /// A use of a store after `StateStore.close()`.
+    static let closed = SQLiteError(code: SQLITE_MISUSE, message: "the state file is closed")
+
     /// Whether another connection held a lock longer than the busy timeout.
     public var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
 

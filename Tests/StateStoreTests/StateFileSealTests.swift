@@ -30,6 +30,22 @@ struct StateFileSealTests {
         #expect(try reopened.integrityCheck() == ["ok"])
     }
 
+    /// `close()` seals the file however many references to the store are left: a process that exits with
+    /// one held (a thread's) never releases it, and its next run checked the whole file.
+    @Test func closingSealsTheFileWhileTheStoreIsStillHeld() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = directory.path + "/.jobgraph/state.db"
+        let store = try StateStore.open(directory: directory.path)
+        let run = try store.beginRun(pipelineFile: "ci.yaml", startTime: start, taskCount: 1)
+        try store.recordTask(TaskRecord(task: "build", state: .succeeded, attempts: 1, duration: 2), run: run)
+        try store.finishRun(run, outcome: .succeeded, endTime: start + 3)
+        store.close()
+        #expect(StateFileSeal.isIntact(database))
+        #expect(throws: SQLiteError.closed) { try store.tasks(of: run) }
+        withExtendedLifetime(store) {}
+    }
+
     @Test func aRunThatDidNotFinishLeavesNoValidSeal() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
