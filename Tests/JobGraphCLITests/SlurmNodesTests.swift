@@ -78,4 +78,39 @@ struct SlurmNodesTests {
             await Self.cluster.client("squeue", ["--noheader"]) == ""
         })
     }
+
+    /// The reattach holds across nodes: a run killed while its allocation of two nodes ran four tasks, two
+    /// on each, leaves the next run that allocation; the next run ends the killed run's worker steps on
+    /// both nodes, runs the four tasks again on both, and leaves no process on either.
+    @Test func aKilledRunsAllocationOfTwoNodesIsReusedAndItsStepsEndOnBoth() async throws {
+        let directory = try ScratchDirectory("jobgraph-slurm-nodes-reattach")
+        defer { directory.remove() }
+        let tasks = ["a", "b", "c", "d"]
+        try directory.write("version: 1\nslurm: {nodes: 2}\ntasks:\n" + tasks.map {
+            "  \($0): {run: \"echo $SLURMD_NODENAME >> \($0).nodes; until [ -e go ]; do sleep 0.0731; done; echo ok > \($0).out\", outputs: [\($0).out]}"
+        }.joined(separator: "\n") + "\n", to: "p.yaml")
+        let arguments = ["run", "p.yaml", "--jobs", "4", "--executor", "slurm", "--slurm-mode", "allocation"]
+        let killed = try JobGraphBinary.start(arguments, in: directory, environment: Self.cluster.environment)
+        let lines = { (task: String) in (directory.read("\(task).nodes") ?? "").split(separator: "\n").map(String.init) }
+        #expect(await eventually(within: .seconds(60)) { tasks.allSatisfy { lines($0).count == 1 } }, "\(killed.standardOutput)\(killed.standardError)")
+        #expect(Set(tasks.flatMap(lines)).count == 2, "\(tasks.map(lines))")
+        killed.send(SIGKILL)
+        _ = try await killed.finish(within: .seconds(60))
+
+        let next = try JobGraphBinary.start(arguments, in: directory, environment: Self.cluster.environment)
+        #expect(await eventually(within: .seconds(60)) { next.standardError.contains("reusing its allocation") }, "\(next.standardOutput)\(next.standardError)")
+        try directory.write("", to: "go")
+        let outcome = try await next.finish(within: .seconds(120))
+        #expect(outcome.status == 0, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        #expect(outcome.errorLines.contains { $0.hasPrefix("slurm: run 1 died; reusing its allocation ") && $0.contains("(2 nodes, ")
+            && $0.contains("; ended its 4 worker steps (") }, "\(outcome.errorLines)")
+        // Each task ran twice, the second time on one of the same two nodes, which both ran tasks again.
+        #expect(tasks.allSatisfy { lines($0).count == 2 && directory.read("\($0).out") == "ok\n" }, "\(tasks.map(lines))")
+        #expect(Set(tasks.compactMap { lines($0).last }).count == 2, "\(tasks.map(lines))")
+        #expect(await eventually(within: .seconds(30), every: .milliseconds(100)) {
+            await Self.cluster.client("squeue", ["--noheader"]) == ""
+        }, "jobs or steps left in squeue")
+        #expect(await eventually(within: .seconds(30)) { ProcessTable.living(withArgument: "0.0731").isEmpty },
+                "a killed run's task outlived its step on a node")
+    }
 }
