@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import JobGraphBasics
 
 /// A short command run to its end, its standard output and standard error captured apart: a Slurm client
 /// whose answer is read whole, a `vars: {sh:}` command. Blocks the calling thread. The command runs in a
@@ -59,7 +59,7 @@ public struct CapturedRun: Sendable {
     }
 
     /// The process groups of the commands running now.
-    private static let running = Mutex<Set<ProcessID>>([])
+    private static let running = Locked<Set<ProcessID>>([])
 
     /// Kills the process group of every command running now: for a signal's default action, which ends
     /// jobgraph at once (`_exit`) and would leave a command it was waiting for to run on.
