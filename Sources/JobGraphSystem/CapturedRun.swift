@@ -34,7 +34,13 @@ public struct CapturedRun: Sendable {
             var configuration = configuration
             configuration.errors = try errorPipe.writeEnd.numberedAboveStandardDescriptors()
             defer { configuration.errors?.closeIgnoringErrors() }
-            child = try spawner.spawn(configuration)
+            // Written down as it starts, under the set's lock: a signal's default action, which ends the
+            // commands it finds there (`killEveryRunningCommand`), cannot come between the two and miss it.
+            child = try running.withLock { running throws(SystemError) in
+                let child = try spawner.spawn(configuration)
+                running.insert(child.id)
+                return child
+            }
         } catch {
             errorPipe.readEnd.closeIgnoringErrors()
             throw error
@@ -44,7 +50,6 @@ public struct CapturedRun: Sendable {
             errorPipe.readEnd.closeIgnoringErrors()
         }
         var run = CapturedRun(status: .exited(code: 0), standardOutput: [], standardError: [])
-        running.withLock { _ = $0.insert(child.id) }
         (run.standardOutput, run.standardError, run.wasStopped) = readToEnd(child.output, errorPipe.readEnd, stoppingAt: stopSignals) {
             _ = try? child.id.signalGroup(.kill)  // a group that has just ended needs no signal
         }
