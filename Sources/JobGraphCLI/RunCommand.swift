@@ -144,12 +144,14 @@ struct RunCommand: AsyncParsableCommand {
         if watch {
             // An edited file's resources are its own: a task asking more than a total is a broken edit.
             let watching = WatchSession(session: session, configuration: configuration, file: source.file) { [variableOverrides = pipeline.variableOverrides] in
-                reportedSelection(source, variableOverrides: variableOverrides).flatMap { withResources(of: $0, configuration) == nil ? nil : $0 }
+                reportedSelection(source, variableOverrides: variableOverrides).flatMap { graph in
+                    withResources(of: graph, configuration).map { (graph, $0) }
+                }
             } say: { [messageConsole] line, isWarning in
                 isWarning ? warn(line) : messageConsole.write(line: line)
             }
-            status = try await watching.run(graph) { graph in
-                try await runOnce(graph, configuration: withResources(of: graph, configuration) ?? configuration, in: session, slurmMode: slurmMode)
+            status = try await watching.run(graph) { graph, configuration in
+                try await runOnce(graph, configuration: configuration, in: session, slurmMode: slurmMode)
             }
         } else {
             status = try await runOnce(graph, configuration: configuration, in: session, slurmMode: slurmMode, endsProcess: true).status

@@ -17,8 +17,9 @@ public final class RunControlRelay: Sendable {
 
     func attach(_ runner: Runner) { self.runner.withLock { $0.current = runner } }
 
-    /// The SIGINT or SIGTERM received while no runner was attached, or one still pending that the event
-    /// loop has not read (it came while a `vars: {sh:}` command ran, say), if any; forgotten once taken.
+    /// The SIGINT or SIGTERM received while no runner was attached (kept once: taking it forgets it), or
+    /// else one still pending that the event loop has not read (it came while a `vars: {sh:}` command ran,
+    /// say), which stays pending for the loop.
     public func takePendingStop() -> RunStop? {
         runner.withLock { state in
             defer { state.pendingStop = nil }
@@ -30,7 +31,7 @@ public final class RunControlRelay: Sendable {
     /// them: for a caller with no session yet, whose loop would have taken it.
     public static func stopStillPending() -> RunStop? {
         let pending = SignalSet([.interrupt, .terminate]).pending().signals
-        return pending.contains(.interrupt) ? .interrupt : pending.contains(.terminate) ? .terminate : nil
+        return [ProcessSignal.interrupt, .terminate].first(where: pending.contains).flatMap(stop(for:))
     }
 
     private static func stop(for signal: ProcessSignal) -> RunStop? {

@@ -14,15 +14,18 @@ import TaskGraph
 /// the last good pipeline watched, until a fix is saved.
 public struct WatchSession {
     let session: PipelineSession
+    /// The first run's configuration; an edited pipeline comes with its own (its resource totals).
     let configuration: RunConfiguration
     /// The pipeline file, as the user typed it.
     let file: String
-    /// Loads and selects the pipeline again after an edit, with its diagnostics told; `nil` when it has errors.
-    let reload: () -> TaskGraph?
+    /// Loads and selects the pipeline again after an edit, with its diagnostics told, and gives it with the
+    /// configuration to run it with; `nil` when it has errors.
+    let reload: () -> (graph: TaskGraph, configuration: RunConfiguration)?
     /// Told the lines about watching (`WatchText`), and with `isWarning` a folder that cannot be watched.
     let say: (_ line: String, _ isWarning: Bool) -> Void
 
-    public init(session: PipelineSession, configuration: RunConfiguration, file: String, reload: @escaping () -> TaskGraph?,
+    public init(session: PipelineSession, configuration: RunConfiguration, file: String,
+                reload: @escaping () -> (graph: TaskGraph, configuration: RunConfiguration)?,
                 say: @escaping (_ line: String, _ isWarning: Bool) -> Void) {
         (self.session, self.configuration, self.file, self.reload, self.say) = (session, configuration, file, reload, say)
     }
@@ -33,9 +36,11 @@ public struct WatchSession {
     }
 
     /// Runs and reruns `graph` through `runOnce` until a signal stops it.
-    /// - Parameter runOnce: runs a graph once (`PipelineRun.run`), and gives its summary and exit status.
+    /// - Parameter runOnce: runs a graph once with a configuration (`PipelineRun.run`), and gives its summary
+    ///   and exit status.
     /// - Returns: the exit status: 130 after SIGINT, 143 after SIGTERM, as for a run they stop.
-    public func run(_ first: TaskGraph, runOnce: (TaskGraph) async throws -> (summary: RunSummary, status: Int32)) async throws -> Int32 {
+    public func run(_ first: TaskGraph,
+                    runOnce: (TaskGraph, RunConfiguration) async throws -> (summary: RunSummary, status: Int32)) async throws -> Int32 {
         let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
         session.control.whenIdle { signal in continuation.yield(.signal(signal)) }
         let watcher = try Result { try FileWatcher { changes in continuation.yield(.changes(changes)) } }.mapError(PipelineRunError.watch).get()
@@ -44,7 +49,7 @@ public struct WatchSession {
             continuation.finish()
         }
         let pipelineFile = URL(fileURLWithPath: file).standardizedFileURL.path
-        var graph = first
+        var (graph, configuration) = (first, configuration)
         var pending = inputs.makeAsyncIterator()
         _ = session.control.takePendingStop()  // one from before the first run was ignored, as always
         while true {
@@ -52,7 +57,7 @@ public struct WatchSession {
             let watchSet = WatchSet(files: DeclaredFiles(graph: graph, configuration: configuration),
                                     pipelineFile: pipelineFile, stateDirectory: configuration.stateDirectory)
             watch(watchSet.folders, with: watcher)
-            let finished = try await runOnce(graph)
+            let finished = try await runOnce(graph, configuration)
             if finished.summary.stop != nil { return finished.status }
             say(WatchText.watching(folderCount: watcher.watchedFolders.count), false)
             waiting: while true {
@@ -69,7 +74,7 @@ public struct WatchSession {
                     }
                     if changes.contains(where: { $0.path == pipelineFile }) {
                         if let reloaded = reload() {
-                            graph = reloaded
+                            (graph, configuration) = reloaded
                             say(WatchText.reload(file), false)
                             break waiting
                         }
