@@ -24,8 +24,10 @@ struct RunBook {
     private var awaitedBy: [Int32]
     private let dependencies: AdjacencyLists
     /// Per task, the answer of the pass before the run, until its operation takes it. An array: filled at
-    /// once, where a dictionary took 100,000 inserts (perf, no-op rerun of 100,000 tasks: 1.4%).
-    var preRunAnswers: [UpToDateAnswer?]
+    /// once, where a dictionary took 100,000 inserts (perf, no-op rerun of 100,000 tasks: 1.4%). Empty when
+    /// no pass was made. The pass's own array is taken, not copied, so that two arrays of 100,000 answers
+    /// never coexist (heaptrack, clean run of 100,000 tasks: 7.2 MB at the peak).
+    private(set) var preRunAnswers: [UpToDateAnswer?] = []
     /// Per graph node, what was known before the run of why it runs (see `Runner.reason`); empty when nothing was.
     var forecast: [RunReason] = []
     /// Per task, its output cache key once known (see `Runner+OutputCache`): its dependents' keys are made
@@ -65,22 +67,26 @@ struct RunBook {
             awaitedBy[index] = Int32(graph.dependents[index].count)
         }
         self.awaitedBy = awaitedBy
-        preRunAnswers = Array(repeating: nil, count: count)
         firstStarted = Array(repeating: nil, count: count)
         ended = Array(repeating: nil, count: count)
+    }
+
+    /// Takes the answers of the pass before the run, one per task. Call before the run starts.
+    mutating func takeAnswers(_ answers: [UpToDateAnswer?]) {
+        preRunAnswers = answers
     }
 
     /// The cause in task `index`'s answer, read in place: copying the answer copies its fingerprints, an
     /// existential (perf, checked rerun of 100,000 tasks: 10% of the run's events were that copy).
     func answerCause(_ index: Int) -> RunReason? {
         if let operation = operations[index] { return operation.answer?.cause }
-        return preRunAnswers.withUnsafeBufferPointer { $0[index]?.cause }
+        return preRunAnswers.withUnsafeBufferPointer { index < $0.count ? $0[index]?.cause : nil }
     }
 
     /// The task's up-to-date answer while it is known: its operation's, else the pass before the run's.
     func answer(_ index: Int) -> UpToDateAnswer? {
         if let operation = operations[index] { return operation.answer }
-        return preRunAnswers[index]
+        return index < preRunAnswers.count ? preRunAnswers[index] : nil
     }
 
     /// Makes room for one more task (a fan-out item): it needs no operation, and none needs its own.
@@ -88,7 +94,7 @@ struct RunBook {
         tasks.append(task)
         operations.append(nil)
         awaitedBy.append(0)
-        preRunAnswers.append(nil)
+        if !preRunAnswers.isEmpty { preRunAnswers.append(nil) }
         firstStarted.append(nil)
         ended.append(nil)
     }
@@ -97,7 +103,7 @@ struct RunBook {
     mutating func add(_ operation: TaskOperation) {
         let index = operation.index
         operations[index] = operation
-        preRunAnswers[index] = nil
+        if index < preRunAnswers.count { preRunAnswers[index] = nil }
         if index < dependencies.count {
             for need in dependencies[index] {
                 if let needed = operations[need], awaitedBy[need] > 0 { operation.addDependency(needed) }

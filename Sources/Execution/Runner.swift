@@ -152,7 +152,7 @@ public final class Runner: Sendable {
         let criticalPaths = allUpToDate ? nil : expectedDurations?().map { graph.criticalPathLengths(durations: $0) }
         state.withLock { book in
             if let prepass {
-                book.preRunAnswers.replaceSubrange(0..<prepass.answers.count, with: prepass.answers)
+                book.takeAnswers(prepass.answers)
                 book.plan.markUpToDate(prepass.isUpToDate)
             }
             if let criticalPaths { book.plan.rank(byCriticalPaths: criticalPaths) }
@@ -199,7 +199,7 @@ public final class Runner: Sendable {
             step.start.reserveCapacity(taken.started.count)
             let now = clock.now
             for index in taken.started {
-                let operation = TaskOperation(index: index, task: book.tasks[index], answer: book.preRunAnswers[index],
+                let operation = TaskOperation(index: index, task: book.tasks[index], answer: book.answer(index),
                                               setupFailure: book.executorSetupFailure, startedAt: now,
                                               begin: Self.beginning(through: beginBox))
                 book.add(operation)

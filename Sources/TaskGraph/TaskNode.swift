@@ -16,11 +16,9 @@ public struct TaskNode: Sendable {
     private var itemBox: ItemBox?
     /// True for a `foreach: {from:}` task, which stays one node until its list is read at run time.
     public var isDynamicFanOut: Bool
-    /// The pipeline's task list and this node's entry in it. A `TaskSpec` is a few hundred bytes of
-    /// fields; pointing into the shared list keeps a node small, so building and selecting 100,000 nodes
-    /// copies no spec, and the items of a fan-out share their task.
-    private let specs: [TaskSpec]
-    let specIndex: Int
+    /// The node's entry in the pipeline's task list: pointing into the shared list keeps a node small, so
+    /// building and selecting 100,000 nodes copies no spec, and the items of a fan-out share their task.
+    public let sharedSpec: SharedSpec
 
     /// Makes a node; the graph builder is the usual source of nodes.
     public init(id: TaskID, index: Int, spec: TaskSpec, item: ForeachItem? = nil, isDynamicFanOut: Bool = false) {
@@ -30,26 +28,44 @@ public struct TaskNode: Sendable {
     init(id: TaskID, index: Int, specs: [TaskSpec], specIndex: Int, item: ForeachItem? = nil, isDynamicFanOut: Bool = false) {
         self.id = id
         self.index = index
-        self.specs = specs
-        self.specIndex = specIndex
+        sharedSpec = SharedSpec(specs: specs, index: specIndex)
         self.itemBox = item.map(ItemBox.init)
         self.isDynamicFanOut = isDynamicFanOut
     }
 
     /// The task as the file declares it; the same for all items of one fan-out.
-    public var spec: TaskSpec { specs[specIndex] }
+    public var spec: TaskSpec { sharedSpec.spec }
 
     /// The id written in the file: `make` for every item `make[…]`.
-    public var baseID: TaskID { specs[specIndex].id }
+    public var baseID: TaskID { sharedSpec.spec.id }
 
     /// Reads one field of the spec without copying the rest (`spec` copies the whole value out).
-    func specField<Field>(_ field: KeyPath<TaskSpec, Field>) -> Field { specs[specIndex][keyPath: field] }
+    func specField<Field>(_ field: KeyPath<TaskSpec, Field>) -> Field { sharedSpec.spec[keyPath: field] }
 
     /// Whether its task has a per-item need (`map[{{ index }}]`), read without copying the spec.
     public var hasItemNeeds: Bool { !specField(\.itemNeeds).isEmpty }
 
     /// How exports and plans show the node: its id, or `photo[*]` for a dynamic fan-out.
     public var displayName: String { isDynamicFanOut ? "\(id.rawValue)[*]" : id.rawValue }
+}
+
+/// A task's spec as an entry of a shared task list: 16 bytes, where a `TaskSpec` is over a hundred and
+/// copying one retains each of its fields. `spec` lends the entry in place instead of copying it out.
+public struct SharedSpec: Sendable {
+    private let specs: [TaskSpec]
+    private let index: Int
+
+    init(specs: [TaskSpec], index: Int) {
+        self.specs = specs
+        self.index = index
+    }
+
+    /// A spec of its own (a dynamic fan-out's item, say), in a list of one.
+    public init(_ spec: TaskSpec) { self.init(specs: [spec], index: 0) }
+
+    public var spec: TaskSpec {
+        _read { yield specs[index] }
+    }
 }
 
 /// An immutable box for a node's `ForeachItem`.
