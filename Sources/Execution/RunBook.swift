@@ -23,11 +23,13 @@ struct RunBook {
     /// Per task, the dependents that may still take its operation as a dependency.
     private var awaitedBy: [Int32]
     private let dependencies: AdjacencyLists
-    /// Per task, the answer of the pass before the run, until its operation takes it. An array: filled at
-    /// once, where a dictionary took 100,000 inserts (perf, no-op rerun of 100,000 tasks: 1.4%). Empty when
-    /// no pass was made. The pass's own array is taken, not copied, so that two arrays of 100,000 answers
-    /// never coexist (heaptrack, clean run of 100,000 tasks: 7.2 MB at the peak).
+    /// Per task, the answer of the pass before the run, until its operation takes it: one per task, or
+    /// empty when no pass was made, so that `hasPreRunAnswers` is the one bounds check. An array: filled at
+    /// once, where a dictionary took 100,000 inserts (perf, no-op rerun of 100,000 tasks: 1.4%). The pass's
+    /// own array is taken, not copied, so that two arrays of 100,000 answers never coexist (heaptrack, clean
+    /// run of 100,000 tasks: 7.2 MB at the peak).
     private(set) var preRunAnswers: [UpToDateAnswer?] = []
+    private var hasPreRunAnswers: Bool { !preRunAnswers.isEmpty }
     /// Per graph node, what was known before the run of why it runs (see `Runner.reason`); empty when nothing was.
     var forecast: [RunReason] = []
     /// Per task, its output cache key once known (see `Runner+OutputCache`): its dependents' keys are made
@@ -73,6 +75,7 @@ struct RunBook {
 
     /// Takes the answers of the pass before the run, one per task. Call before the run starts.
     mutating func takeAnswers(_ answers: [UpToDateAnswer?]) {
+        precondition(answers.count == tasks.count, "the pass before the run answers for every task")
         preRunAnswers = answers
     }
 
@@ -80,13 +83,13 @@ struct RunBook {
     /// existential (perf, checked rerun of 100,000 tasks: 10% of the run's events were that copy).
     func answerCause(_ index: Int) -> RunReason? {
         if let operation = operations[index] { return operation.answer?.cause }
-        return preRunAnswers.withUnsafeBufferPointer { index < $0.count ? $0[index]?.cause : nil }
+        return hasPreRunAnswers ? preRunAnswers.withUnsafeBufferPointer { $0[index]?.cause } : nil
     }
 
     /// The task's up-to-date answer while it is known: its operation's, else the pass before the run's.
     func answer(_ index: Int) -> UpToDateAnswer? {
         if let operation = operations[index] { return operation.answer }
-        return index < preRunAnswers.count ? preRunAnswers[index] : nil
+        return hasPreRunAnswers ? preRunAnswers[index] : nil
     }
 
     /// Makes room for one more task (a fan-out item): it needs no operation, and none needs its own.
@@ -94,7 +97,7 @@ struct RunBook {
         tasks.append(task)
         operations.append(nil)
         awaitedBy.append(0)
-        if !preRunAnswers.isEmpty { preRunAnswers.append(nil) }
+        if hasPreRunAnswers { preRunAnswers.append(nil) }
         firstStarted.append(nil)
         ended.append(nil)
     }
@@ -103,7 +106,7 @@ struct RunBook {
     mutating func add(_ operation: TaskOperation) {
         let index = operation.index
         operations[index] = operation
-        if index < preRunAnswers.count { preRunAnswers[index] = nil }
+        if hasPreRunAnswers { preRunAnswers[index] = nil }
         if index < dependencies.count {
             for need in dependencies[index] {
                 if let needed = operations[need], awaitedBy[need] > 0 { operation.addDependency(needed) }

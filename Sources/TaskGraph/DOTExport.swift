@@ -9,9 +9,9 @@ extension TaskGraph {
         var lines = ["digraph \(Self.dotQuoted(pipeline.name ?? "pipeline")) {", "  rankdir=LR;", "  node [shape=box];"]
         for node in nodes {
             var label = node.displayName
-            if let queue = node.specField(\.queue) { label += "\nqueue: \(queue.value)" }
-            for note in node.specField(\.gateNotes) { label += "\n" + note }
-            let styles = (node.isDynamicFanOut ? ["dashed"] : []) + (node.specField(\.service) != nil ? ["rounded"] : [])
+            if let queue = node.spec.queue { label += "\nqueue: \(queue.value)" }
+            for note in node.spec.gateNotes { label += "\n" + note }
+            let styles = (node.isDynamicFanOut ? ["dashed"] : []) + (node.spec.service != nil ? ["rounded"] : [])
             let style = styles.count < 2 ? styles.map { ", style=\($0)" }.joined() : ", style=\"\(styles.joined(separator: ","))\""
             lines.append("  \(Self.dotQuoted(node.id.rawValue)) [label=\(Self.dotQuoted(label))\(style)];")
         }

@@ -100,14 +100,14 @@ struct GraphDocument: Encodable {
     init(_ graph: TaskGraph) {
         nodes = graph.nodes.map { node in
             Node(
-                id: node.id.rawValue, action: node.specField(\.action).keyword,
-                queue: node.specField(\.queue)?.value.rawValue, priority: node.specField(\.priority).rawValue,
+                id: node.id.rawValue, action: node.spec.action.keyword,
+                queue: node.spec.queue?.value.rawValue, priority: node.spec.priority.rawValue,
                 qos: graph.qualityOfService(ofNode: node.index)?.rawValue,
                 needs: graph.dependencies[node.index].map { graph.nodes[$0].id.rawValue },
                 isDynamicFanOut: node.isDynamicFanOut, item: node.item?.value,
-                parallel: { if case .parallel(let commands) = node.specField(\.action) { commands.count } else { nil } }(),
-                conditions: node.specField(\.conditions).map(\.summary), exclusive: node.specField(\.exclusive),
-                service: node.specField(\.service).map { Node.Service(ready: $0.ready?.summary, timeout: $0.timeout) })
+                parallel: { if case .parallel(let commands) = node.spec.action { commands.count } else { nil } }(),
+                conditions: node.spec.conditions.map(\.summary), exclusive: node.spec.exclusive,
+                service: node.spec.service.map { Node.Service(ready: $0.ready?.summary, timeout: $0.timeout) })
         }
         edges = graph.nodes.flatMap { node in
             graph.dependencies[node.index].enumerated().map { edge, need in

@@ -9,9 +9,9 @@ extension TaskGraph {
         var lines = ["flowchart LR"]
         for node in nodes {
             var label = Self.mermaidEscaped(node.displayName)
-            if let queue = node.specField(\.queue) { label += "<br/>queue: \(Self.mermaidEscaped(queue.value.rawValue))" }
-            for note in node.specField(\.gateNotes) { label += "<br/>" + Self.mermaidEscaped(note) }
-            let (open, close) = node.specField(\.service) != nil ? ("(", ")") : ("[", "]")
+            if let queue = node.spec.queue { label += "<br/>queue: \(Self.mermaidEscaped(queue.value.rawValue))" }
+            for note in node.spec.gateNotes { label += "<br/>" + Self.mermaidEscaped(note) }
+            let (open, close) = node.spec.service != nil ? ("(", ")") : ("[", "]")
             lines.append("  n\(node.index)\(open)\"\(label)\"\(close)")
         }
         for node in nodes {

@@ -262,7 +262,7 @@ extension TaskGraph {
     /// An edge a per-item need made from a fan-out read at run time to a node known before the run is
     /// neither: each item gets its own need once the list is read.
     public func runNeeds(ofNode node: Int) -> (needs: [Int], lists: [Int]) {
-        let itemNeeds = nodes[node].specField(\.itemNeeds)
+        let itemNeeds = nodes[node].spec.itemNeeds
         guard !itemNeeds.isEmpty else { return (Array(dependencies[node]), []) }
         var needs: [Int] = [], lists: [Int] = []
         let first = dependencies.firstEdge(of: node)
@@ -283,6 +283,6 @@ extension TaskGraph {
 
     /// The per-item needs of `node`'s task, in `needs` order, each rendered for `item`.
     public func itemNeedNames(ofNode node: Int, item: ForeachItem) -> [(template: Template, name: Result<String, ItemNeedProblem>)] {
-        nodes[node].specField(\.itemNeeds).sorted { $0.key < $1.key }.map { ($0.value, Self.renderedNeed($0.value, item: item)) }
+        nodes[node].spec.itemNeeds.sorted { $0.key < $1.key }.map { ($0.value, Self.renderedNeed($0.value, item: item)) }
     }
 }

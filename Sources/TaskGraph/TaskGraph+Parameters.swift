@@ -94,7 +94,7 @@ extension TaskGraph {
         }
         var bound = self
         var seen = Set<TaskID>()
-        for node in nodes where !node.specField(\.parameters).isEmpty && seen.insert(node.baseID).inserted {
+        for node in nodes where !node.spec.parameters.isEmpty && seen.insert(node.baseID).inserted {
             let spec = node.spec
             var values = given[spec.id] ?? [:]
             for parameter in spec.parameters where values[parameter.name] == nil {

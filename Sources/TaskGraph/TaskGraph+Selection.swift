@@ -31,7 +31,7 @@ extension TaskGraph {
                     isValid = false
                     continue
                 }
-                if nodes[range.lowerBound].specField(\.isInternal) {
+                if nodes[range.lowerBound].spec.isInternal {
                     diagnostics.error(internalMessage(name, nodes: range), at: nil)
                     isValid = false
                     continue
@@ -84,7 +84,7 @@ extension TaskGraph {
             return selecting(names.map(\.value.rawValue), diagnostics: &diagnostics)
         }
         guard pipeline.tasks.contains(where: { $0.isManual || $0.isInternal }) else { return self }
-        var kept = nodes.map { !$0.specField(\.isManual) && !$0.specField(\.isInternal) }
+        var kept = nodes.map { !$0.spec.isManual && !$0.spec.isInternal }
         var toVisit = kept.indices.filter { kept[$0] }
         while let node = toVisit.popLast() {
             for dependency in dependencies[node] where !kept[dependency] {

@@ -70,8 +70,8 @@ public struct TaskGraph: Sendable {
         let code = edgeNeeds[dependencies.firstEdge(of: node) + edge]
         if let inferred = inferredNeed(code: code, in: inferredNeeds) { return inferred.input }
         let need = Int(code)
-        guard need >= 0 else { return nodes[node].specField(\.location) }
-        return nodes[node].specField(\.needs)[need].location
+        guard need >= 0 else { return nodes[node].spec.location }
+        return nodes[node].spec.needs[need].location
     }
 
     /// The index of the node with this id (`make[a]`, `photo`), in constant time.
@@ -89,8 +89,8 @@ public struct TaskGraph: Sendable {
     public func qualityOfService(ofNode index: Int) -> QualityOfService? {
         guard nodes.indices.contains(index) else { return nil }
         let node = nodes[index]
-        if let qos = node.specField(\.qos) { return qos }
-        guard let queue = node.specField(\.queue) else { return nil }
+        if let qos = node.spec.qos { return qos }
+        guard let queue = node.spec.queue else { return nil }
         return pipeline.queue(named: queue.value)?.qos
     }
 

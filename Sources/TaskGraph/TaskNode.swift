@@ -22,28 +22,33 @@ public struct TaskNode: Sendable {
 
     /// Makes a node; the graph builder is the usual source of nodes.
     public init(id: TaskID, index: Int, spec: TaskSpec, item: ForeachItem? = nil, isDynamicFanOut: Bool = false) {
-        self.init(id: id, index: index, specs: [spec], specIndex: 0, item: item, isDynamicFanOut: isDynamicFanOut)
+        self.init(id: id, index: index, sharedSpec: SharedSpec(spec), item: item, isDynamicFanOut: isDynamicFanOut)
     }
 
     init(id: TaskID, index: Int, specs: [TaskSpec], specIndex: Int, item: ForeachItem? = nil, isDynamicFanOut: Bool = false) {
+        self.init(id: id, index: index, sharedSpec: SharedSpec(specs: specs, index: specIndex), item: item,
+                  isDynamicFanOut: isDynamicFanOut)
+    }
+
+    private init(id: TaskID, index: Int, sharedSpec: SharedSpec, item: ForeachItem?, isDynamicFanOut: Bool) {
         self.id = id
         self.index = index
-        sharedSpec = SharedSpec(specs: specs, index: specIndex)
+        self.sharedSpec = sharedSpec
         self.itemBox = item.map(ItemBox.init)
         self.isDynamicFanOut = isDynamicFanOut
     }
 
-    /// The task as the file declares it; the same for all items of one fan-out.
-    public var spec: TaskSpec { sharedSpec.spec }
+    /// The task as the file declares it; the same for all items of one fan-out. Lent in place, as
+    /// `SharedSpec.spec` is: reading one field copies that field only.
+    public var spec: TaskSpec {
+        _read { yield sharedSpec.spec }
+    }
 
     /// The id written in the file: `make` for every item `make[…]`.
-    public var baseID: TaskID { sharedSpec.spec.id }
+    public var baseID: TaskID { spec.id }
 
-    /// Reads one field of the spec without copying the rest (`spec` copies the whole value out).
-    func specField<Field>(_ field: KeyPath<TaskSpec, Field>) -> Field { sharedSpec.spec[keyPath: field] }
-
-    /// Whether its task has a per-item need (`map[{{ index }}]`), read without copying the spec.
-    public var hasItemNeeds: Bool { !specField(\.itemNeeds).isEmpty }
+    /// Whether its task has a per-item need (`map[{{ index }}]`).
+    public var hasItemNeeds: Bool { !spec.itemNeeds.isEmpty }
 
     /// How exports and plans show the node: its id, or `photo[*]` for a dynamic fan-out.
     public var displayName: String { isDynamicFanOut ? "\(id.rawValue)[*]" : id.rawValue }
