@@ -12,6 +12,10 @@ public protocol TaskHistory: Sendable {
     ///   - inputs, outputs: the task's `inputs` / `outputs` globs, rendered, relative to its folder.
     ///   - environmentNames: the variables the pipeline sets for it (not the caller's own environment).
     func check(_ work: TaskWork, inputs: [String], outputs: [String], environmentNames: [String]) -> UpToDateAnswer
+    /// Whether `check` of a task with these paths reads the store or files, so that the Runner calls it on a
+    /// worker, never on the event loop's thread. `false` lets the task start where its last need's exit was
+    /// seen, without a hop to another thread.
+    func checkReads(inputs: [String], outputs: [String]) -> Bool
     /// Checks for many tasks before the run that read the store once (see `UpToDatePrepass`); `nil` when
     /// the history has no such thing or cannot read its store now (each task is then checked as it starts).
     func makeBatchCheck() -> (any UpToDateBatchChecking)?
@@ -46,6 +50,8 @@ public struct UpToDateAnswer: Sendable {
 
 extension TaskHistory {
     public func makeBatchCheck() -> (any UpToDateBatchChecking)? { nil }
+    /// Yes: a history that does not say otherwise may block in `check`.
+    public func checkReads(inputs: [String], outputs: [String]) -> Bool { true }
     /// Yes: a history that does not say otherwise may block in `started`.
     public func startCommits(answer: UpToDateAnswer?) -> Bool { true }
 }

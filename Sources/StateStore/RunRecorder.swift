@@ -88,6 +88,11 @@ public final class RunRecorder: TaskHistory {
         }
     }
 
+    /// A task that declares no paths is answered from its definition alone (`untrackedAnswer`).
+    public func checkReads(inputs: [String], outputs: [String]) -> Bool {
+        !TaskDefinition.isUntracked(inputs: inputs, outputs: outputs)
+    }
+
     public func makeBatchCheck() -> (any UpToDateBatchChecking)? {
         do {
             return try StoreBatchCheck(store: store, pipelineDirectory: pipelineDirectory) { [weak self] problem in self?.note(problem) }

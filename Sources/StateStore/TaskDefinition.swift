@@ -25,7 +25,10 @@ public struct TaskDefinition: Sendable, Hashable {
     public var outputs: [String]
 
     /// Declares neither inputs nor outputs: never up to date, so it runs every time.
-    public var isUntracked: Bool { inputs.isEmpty && outputs.isEmpty }
+    public var isUntracked: Bool { Self.isUntracked(inputs: inputs, outputs: outputs) }
+
+    /// Whether a task with these `inputs` and `outputs` is untracked (see `isUntracked`).
+    public static func isUntracked(inputs: [String], outputs: [String]) -> Bool { inputs.isEmpty && outputs.isEmpty }
 
     public init(action: String, parameters: [String], environment: [String: String] = [:], workingDirectory: String = ".",
                 inputs: [String] = [], outputs: [String] = []) {

@@ -21,10 +21,10 @@ struct JobControlTests {
               family: {run: "echo $$ > family.pid; sh -c 'until [ -e go ]; do sleep 0.01; done' & wait; echo finished"}
             """, to: "p.yaml")
         let running = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "2", "--events", "events.jsonl"], in: directory)
-        #expect(await eventually { directory.exists("loop.pid") && directory.exists("family.pid") })
-        let groups = try ["loop", "family"].map { task in
-            try #require(pid_t((directory.read("\(task).pid") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)))
-        }
+        // The shell makes each file before it writes the pid in it: a read in between finds it empty.
+        let pid = { (task: String) in pid_t((directory.read("\(task).pid") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(await eventually { pid("loop") != nil && pid("family") != nil })
+        let groups = try ["loop", "family"].map { task in try #require(pid(task)) }
         #expect(await eventually { ProcessTable.states(inGroup: groups[1]).count >= 2 })
 
         running.send(SIGTSTP)

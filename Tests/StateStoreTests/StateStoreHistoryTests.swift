@@ -215,6 +215,23 @@ import Testing
         #expect(records.map(\.definition) == [definition.fingerprint, definition.fingerprint])
     }
 
+    /// The Runner checks a task on the event loop's thread only when the check reads neither the store nor a
+    /// file, and starts it there only when its start commits nothing: so for an untracked task, never for one
+    /// that declares a path.
+    @Test func onlyAnUntrackedTaskIsCheckedAndStartedWithoutReadingOrCommitting() throws {
+        let store = try StateStore.inMemory(directory: "/project")
+        let recorder = try RunRecorder(store: store, pipelineFile: "ci.yaml", pipelineDirectory: "/project", taskCount: 1,
+                                       startTime: start)
+        #expect(!recorder.checkReads(inputs: [], outputs: []))
+        #expect(recorder.checkReads(inputs: ["a.c"], outputs: []))
+        #expect(recorder.checkReads(inputs: [], outputs: ["a.o"]))
+        let work = TaskWork(id: "hello", attempt: 1, work: .shell(commands: ["echo hello"], concurrently: false),
+                            workingDirectory: "/project", environment: [:], niceness: 0, timeout: nil, logPath: "/project/hello.log")
+        let answer = recorder.check(work, inputs: [], outputs: [], environmentNames: [])
+        #expect(answer.cause == .untracked)
+        #expect(!recorder.startCommits(answer: answer))
+    }
+
     @Test func mediansUseTheLatestSuccessfulExecutionsOfEachTask() throws {
         let store = try StateStore.inMemory(directory: "/project")
         for (index, seconds) in [10.0, 1, 2, 3, 100].enumerated() {
