@@ -82,7 +82,6 @@ public final class Runner: Sendable {
         // The operations start their task through a weak reference: the runner owns them, not the reverse.
         let box = WeakBox<Runner>()
         beginBox = box
-        // Through `tasks`: a graph node's `spec` is a copy of the whole TaskSpec (perf: 1% of a no-op rerun).
         state = Locked(RunBook(plan: plan, tasks: tasks, graph: graph, isService: { tasks[$0].spec.service != nil }))
         startInstant = clock.now
         beginBox.value = self

@@ -138,6 +138,9 @@ extension SlurmExecutor {
         // write down. All of them end, so nothing of the killed run runs beside this run's steps.
         let written = Set(records.filter { $0.kind == .workerStep }.map(\.job))
         let (workers, others) = (steps.filter { written.contains($0) }, steps.filter { !written.contains($0) })
+        // Named before the steps end: a worker whose task's own step ends first sees the task's command fail
+        // and writes its end, and the line then left that task out (SlurmReattachTests, once in a full run).
+        let running = steps.isEmpty ? [] : interruptedTasks(of: dead)
         if !steps.isEmpty {
             let output = try? cluster.scancel.run(steps)  // a step that ended meanwhile needs none; the wait below tells
             guard output != nil, Self.stepsEnd(steps, of: job, cluster: cluster) else {
@@ -156,7 +159,6 @@ extension SlurmExecutor {
             let ended = [(workers, "worker step"), (others, "other step")].filter { !$0.0.isEmpty }
                 .map { "\(String(counting: $0.0.count, $0.1)) (\($0.0.joined(separator: " ")))" }
             line += "; ended its " + ended.joined(separator: " and ")
-            let running = interruptedTasks(of: dead)
             if !running.isEmpty {
                 line += ", so \(Self.list(running.map { "'\($0.rawValue)'" })), which \(running.count == 1 ? "was" : "were") running in them, run again"
             }

@@ -118,6 +118,15 @@ final class RunningJobGraph {
         try process.run()
     }
 
+    /// A test that ends before `finish()` (a failed `#require`) ends the jobgraph it started, which ends its
+    /// tasks (continued first, should the test have stopped it): a failed JobControlTests left its run and
+    /// two polling tasks running for the rest of the session, beside the benchmarks.
+    deinit {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        kill(process.processIdentifier, SIGCONT)
+    }
+
     var pid: pid_t { process.processIdentifier }
 
     /// Sends `signal` to the process.
