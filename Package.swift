@@ -16,11 +16,13 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // SHA-256 with the CPU's SHA instructions where it has them (see Sources/JobGraphBasics/SHA256.swift).
+        .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"])]),
         // libcurl's easy interface, loaded with dlopen on the first download (see Sources/CCurl/include/CCurl.h).
         .target(name: "CCurl"),
         // Child processes cloned without posix_spawn's per-child stack mapping (see Sources/CSpawn/Spawn.c).
         .target(name: "CSpawn"),
-        .target(name: "JobGraphBasics"),
+        .target(name: "JobGraphBasics", dependencies: ["CNettle"]),
         .target(name: "JobGraphSystem", dependencies: ["JobGraphBasics", "CSpawn"]),
         .target(name: "YAMLNodes", dependencies: ["JobGraphBasics", "CYAML"]),
         .target(name: "PipelineModel", dependencies: ["JobGraphBasics", "YAMLNodes"]),

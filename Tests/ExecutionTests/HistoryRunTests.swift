@@ -184,9 +184,9 @@ struct HistoryRunTests {
                 run: "echo up; until [ -e hashing ]; do sleep 0.01; done; echo one; until [ -e seen ]; do sleep 0.01; done; echo two"
             """, hasher: hasher)
         defer { project.remove() }
-        // Large, mostly a hole, which the hash reads all the same. Not the 1 GB of the issue: the test's own
-        // SHA-256, built for debugging, reads 3.4 MB/s (5 minutes for 1 GB); the gate, not the size, makes
-        // the order. `first` runs always, so the pass before the run leaves `big` to its check at its start;
+        // Large, mostly a hole, which the hash reads all the same. Not the 1 GB of the issue: the gate, not
+        // the size, makes the order, and a gigabyte read twice is time taken from every test running beside
+        // this one. `first` runs always, so the pass before the run leaves `big` to its check at its start;
         // it ends once `up` came through the loop, so the loop (not the thread that started the first
         // tasks) is what starts `big`.
         try project.directory.write("the head of a large input\n", to: "big.bin")
