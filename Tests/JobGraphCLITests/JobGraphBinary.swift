@@ -120,7 +120,7 @@ final class RunningJobGraph {
 
     /// A test that ends before `finish()` (a failed `#require`) ends the jobgraph it started, which ends its
     /// tasks (continued first, should the test have stopped it): a failed JobControlTests left its run and
-    /// two polling tasks running for the rest of the session, beside the benchmarks.
+    /// two polling tasks running for 44 minutes, beside the benchmarks.
     deinit {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGTERM)

@@ -6,6 +6,10 @@ log_call() {
     for argument in "$@"; do line="$line $argument"; done
     printf '%s\n' "$line" >>"$D/calls.log"
 }
+# Writes a job's state: renamed into place, so that squeue and sacct never read a state file half written.
+set_state() { # JOB STATE
+    printf '%s\n' "$2" >"$D/jobs/.$1.$$" && mv -f "$D/jobs/.$1.$$" "$D/jobs/$1"
+}
 # Prints a new job id. Callers are one at a time (salloc once, sbatch from one queue), but a lock keeps
 # the counter right anyway.
 new_id() {
