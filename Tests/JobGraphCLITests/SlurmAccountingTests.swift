@@ -26,13 +26,18 @@ struct SlurmAccountingTests {
     /// A job over its `--mem` ends `OUT_OF_MEMORY`: `retry_on: [oom]` retries it with eight times the memory
     /// (`retry_scale`), and it succeeds. A job that exits 3 is `FAILED`, which `retry_on: [oom]` does not
     /// list: it fails at once. Every state comes from `sacct`, by the run's one job name.
+    ///
+    /// `big` is one process, `dd` with a 100 MB buffer: it was `head -c 100M /dev/zero | tail` until, in a
+    /// loaded CI run, `head` went on filling the pipe while the killed `tail` was still exiting, and the
+    /// kernel's second kill in the job's cgroup took the job's `slurmstepd` (dmesg), so Slurm never ended
+    /// the job and the run waited past its hang guard.
     @Test func anOutOfMemoryJobIsRetriedWithMoreMemoryAndSlurmsStatesAreKept() async throws {
         let directory = try ScratchDirectory("jobgraph-slurm-accounting")
         defer { directory.remove() }
         try directory.write("""
             version: 1
             tasks:
-              big: {run: "head -c 100M /dev/zero | tail > /dev/null", retries: 1, retry_on: [oom], retry_scale: {mem: 8}, slurm: {mem: 20M}}
+              big: {run: "dd if=/dev/zero of=/dev/null bs=100M count=1", retries: 1, retry_on: [oom], retry_scale: {mem: 8}, slurm: {mem: 20M}}
               exits: {run: "exit 3", retries: 2, retry_on: [oom]}
             """, to: "p.yaml")
         var environment = Self.cluster.environment
