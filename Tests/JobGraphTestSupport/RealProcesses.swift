@@ -65,11 +65,24 @@ public enum ProcessTable {
 
     /// The living processes with `argument` among their command-line arguments (a zombie has none).
     public static func living(withArgument argument: String) -> [pid_t] {
+        livingEntries(withArgument: argument).map(\.pid)
+    }
+
+    /// The living processes running a command with `argument` among its arguments, one per command: a child
+    /// whose parent has the argument too is left out. dash starts a command with vfork, and until its exec the
+    /// child shows its shell's arguments; under load a look at `/proc` found one such child beside its shell.
+    public static func commands(withArgument argument: String) -> [pid_t] {
+        let entries = livingEntries(withArgument: argument)
+        let pids = Set(entries.map(\.pid))
+        return entries.filter { !pids.contains($0.parent) }.map(\.pid)
+    }
+
+    private static func livingEntries(withArgument argument: String) -> [Entry] {
         entries().filter { entry in
             guard entry.state != "Z", entry.state != "X",
                   let data = FileManager.default.contents(atPath: "/proc/\(entry.pid)/cmdline") else { return false }
             return data.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == argument }
-        }.map(\.pid)
+        }
     }
 
     /// The state letter (`T` when stopped, `Z` a zombie) of each process in group `group`.
@@ -117,6 +130,7 @@ public enum ProcessTable {
     private struct Entry {
         var pid: pid_t
         var state: Character
+        var parent: pid_t
         var group: pid_t
     }
 
@@ -129,8 +143,8 @@ public enum ProcessTable {
             else { return nil }  // a process that ended while we looked is simply not there
             // After the name: state, ppid, pgrp, …
             let fields = stat[afterName.upperBound...].split(separator: " ")
-            guard fields.count > 2, let state = fields[0].first, let group = pid_t(fields[2]) else { return nil }
-            return Entry(pid: pid, state: state, group: group)
+            guard fields.count > 2, let state = fields[0].first, let parent = pid_t(fields[1]), let group = pid_t(fields[2]) else { return nil }
+            return Entry(pid: pid, state: state, parent: parent, group: group)
         }
     }
 }

@@ -54,7 +54,7 @@ struct ShellStepTests {
         try await withStepBench { bench in
             let commands = (1...4).map { "touch started.\($0); until [ -e go ]; do sleep 0.01; done # \(bench.directory.path)" }
             var watch = try bench.start(bench.work(commands, concurrently: true, processLimit: 2))
-            func living() -> [Int] { commands.map { ProcessTable.living(withArgument: $0).count } }
+            func living() -> [Int] { commands.map { ProcessTable.commands(withArgument: $0).count } }
             // Under ThreadSanitizer on a loaded machine, one look at `/proc` once found none of them.
             #expect(await eventually { living().reduce(0, +) >= 2 })
             #expect(living() == [1, 1, 0, 0])
