@@ -12,13 +12,14 @@ import Glibc
 @Suite(.serialized, .localSlurmCluster, .hangLimit(minutes: 5),
        .enabled(if: LocalSlurmCluster.canRun, "the local Slurm cluster needs root: scripts/slurm-local.sh installs Slurm with apt and runs its daemons as root"))
 struct SlurmReattachTests {
-    /// Three tasks that wait for `go` and write their Slurm job's id, and one that joins them.
+    /// Three tasks that say they began (`a.began`), wait for `go` and write their Slurm job's id, and one
+    /// that joins them.
     static let pipeline = """
         version: 1
         tasks:
-          a: {run: "until [ -e go ]; do sleep 0.1; done; echo $SLURM_JOB_ID > a.out", outputs: [a.out]}
-          b: {run: "until [ -e go ]; do sleep 0.1; done; echo $SLURM_JOB_ID > b.out", outputs: [b.out]}
-          c: {run: "until [ -e go ]; do sleep 0.1; done; echo $SLURM_JOB_ID > c.out", outputs: [c.out]}
+          a: {run: "touch a.began; until [ -e go ]; do sleep 0.1; done; echo $SLURM_JOB_ID > a.out", outputs: [a.out]}
+          b: {run: "touch b.began; until [ -e go ]; do sleep 0.1; done; echo $SLURM_JOB_ID > b.out", outputs: [b.out]}
+          c: {run: "touch c.began; until [ -e go ]; do sleep 0.1; done; echo $SLURM_JOB_ID > c.out", outputs: [c.out]}
           d: {needs: [a, b, c], run: "cat a.out b.out c.out > d.out", outputs: [d.out]}
         """
 
@@ -47,12 +48,16 @@ struct SlurmReattachTests {
         (directory.read("salloc.calls") ?? "").split(separator: "\n").count
     }
 
-    /// Starts a run in `mode`, waits until `a`, `b` and `c` run on the cluster, and kills it with SIGKILL.
+    /// Starts a run in `mode`, waits until the commands of `a`, `b` and `c` run on the cluster, and kills it
+    /// with SIGKILL.
     /// - Returns: the Slurm jobs of the killed run (jobs mode: its three batch jobs; allocation mode: its allocation).
     static func killedRun(in directory: ScratchDirectory, mode: String) async throws -> [String] {
         let killed = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "3", "--events", "killed.jsonl", "--executor", "slurm", "--slurm-mode", mode],
                                               in: directory, environment: environment(directory))
         #expect(await killed.waitForTransitions(to: "executing", count: 3, in: "killed.jsonl"), "\(killed.standardOutput)\(killed.standardError)")
+        // A task is executing once the run hands it to Slurm; its command begins later. Under stress-ng, run 1
+        // was once killed with c's worker step not yet up, and the next run truly said 'a' and 'b' ran.
+        #expect(await Self.commandsBegan(in: directory), "\(killed.standardOutput)\(killed.standardError)")
         let expected = mode == "jobs" ? 3 : 1
         var running: [String] = []
         #expect(await eventually(within: .seconds(60), every: .milliseconds(100)) {
@@ -63,6 +68,11 @@ struct SlurmReattachTests {
         killed.send(SIGKILL)
         _ = try await killed.finish(within: .seconds(60))
         return running.sorted()
+    }
+
+    /// Waits until the commands of `a`, `b` and `c` have begun (`pipeline`).
+    static func commandsBegan(in directory: ScratchDirectory) async -> Bool {
+        await eventually(within: .seconds(60), every: .milliseconds(100)) { ["a", "b", "c"].allSatisfy { directory.exists("\($0).began") } }
     }
 
     /// Runs the pipeline again in allocation mode, lets its tasks go once it says it reuses the killed run's
@@ -261,13 +271,13 @@ struct SlurmReattachTests {
         let directory = try await Self.folder()
         defer { directory.remove() }
         try directory.write(Self.pipeline.replacingOccurrences(
-            of: #"a: {run: "until [ -e go ]; do sleep 0.1; done; echo $SLURM_JOB_ID > a.out", outputs: [a.out]}"#,
-            with: #"a: {run: "srun --overlap --ntasks=1 --nodes=1 sh -c 'echo $SLURM_JOB_ID.$SLURM_STEP_ID > a.step; until [ -e go ]; do sleep 0.1; done; echo $SLURM_JOB_ID > a.out'", outputs: [a.out]}"#),
+            of: #"a: {run: "touch a.began; until [ -e go ]; do sleep 0.1; done; echo $SLURM_JOB_ID > a.out", outputs: [a.out]}"#,
+            with: #"a: {run: "srun --overlap --ntasks=1 --nodes=1 sh -c 'echo $SLURM_JOB_ID.$SLURM_STEP_ID > a.step; touch a.began; until [ -e go ]; do sleep 0.1; done; echo $SLURM_JOB_ID > a.out'", outputs: [a.out]}"#),
             to: "p.yaml")
         let killed = try JobGraphBinary.start(["run", "p.yaml", "--jobs", "3", "--events", "killed.jsonl", "--executor", "slurm", "--slurm-mode", "allocation"],
                                               in: directory, environment: Self.environment(directory))
         #expect(await killed.waitForTransitions(to: "executing", count: 3, in: "killed.jsonl"), "\(killed.standardOutput)\(killed.standardError)")
-        #expect(await eventually(within: .seconds(60)) { directory.read("a.step") != nil }, "\(killed.standardOutput)\(killed.standardError)")
+        #expect(await Self.commandsBegan(in: directory), "\(killed.standardOutput)\(killed.standardError)")
         killed.send(SIGKILL)
         _ = try await killed.finish(within: .seconds(60))
         let ownStep = try #require(directory.read("a.step")?.trimmingCharacters(in: .whitespacesAndNewlines))
